@@ -1,0 +1,111 @@
+//! Combining unit results into the counts of a board size, with Burnside's lemma and its
+//! consistency checks.
+
+use super::plan::{UnitKind, UnitPlan, UnitResult};
+use crate::Error;
+
+/// The exact counts for one board size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Board size.
+    pub n: u32,
+    /// All solutions (OEIS A000170).
+    pub total: u128,
+    /// Solutions up to rotation and reflection (OEIS A002562).
+    pub unique: u128,
+    /// Orbits of size 8: solutions with no symmetry, up to symmetry.
+    pub orbits8: u128,
+    /// Orbits of size 4: solutions fixed by the half turn but not the quarter turn.
+    pub orbits4: u128,
+    /// Orbits of size 2: solutions fixed by the quarter turn.
+    pub orbits2: u128,
+    /// Solutions fixed by the half turn (F180 = 4·orbits4 + 2·orbits2).
+    pub fixed180: u128,
+    /// Solutions fixed by the quarter turn (F90 = 2·orbits2).
+    pub fixed90: u128,
+    /// Search nodes visited, all units together.
+    pub nodes: u128,
+}
+
+/// Running sums over unit results; feed it every unit of a plan exactly once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Weighted sum of the border units' completions.
+    pub total: u128,
+    /// Sum of the F180 units.
+    pub fixed180: u128,
+    /// Sum of the F90 unit.
+    pub fixed90: u128,
+    /// Sum of all nodes.
+    pub nodes: u128,
+}
+
+impl Tally {
+    /// Adds one unit's result (sums in u128: Q(29) will not fit in u64).
+    pub fn add(&mut self, kind: &UnitKind, r: &UnitResult) {
+        let s = u128::from(r.solutions);
+        match *kind {
+            UnitKind::Border { weight, .. } => self.total += u128::from(weight) * s,
+            UnitKind::Fixed180 { .. } => self.fixed180 += s,
+            UnitKind::Fixed90 => self.fixed90 += s,
+        }
+        self.nodes += u128::from(r.nodes);
+    }
+
+    /// Adds another tally.
+    pub fn merge(&mut self, other: &Tally) {
+        self.total += other.total;
+        self.fixed180 += other.fixed180;
+        self.fixed90 += other.fixed90;
+        self.nodes += other.nodes;
+    }
+
+    /// Derives unique and the orbit breakdown, checking Burnside's identities.
+    ///
+    /// With orbits of size 8 (`a`), 4 (`p`) and 2 (`r`): `F90 = 2r`, `F180 = 4p + 2r`,
+    /// `total = 8a + 4p + 2r`, so F90 must be even, `F180 - F90` divisible by 4 and
+    /// `total - F180` by 8; then `unique = a + p + r = (total + 2·F90 + F180) / 8`.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] if an identity fails (a bug or corrupted unit results).
+    pub fn finish(&self, plan: &UnitPlan) -> Result<Counts, Error> {
+        let n = plan.n();
+        let (total, f180, f90) = (self.total, self.fixed180, self.fixed90);
+        if n == 1 {
+            // The lone queen is fixed by all 8 symmetries, reflections included: one orbit
+            // of size 1, outside the (n > 1) identities below.
+            if (total, f180, f90) != (1, 1, 1) {
+                return Err(Error::Inconsistent { n, detail: format!("n = 1 gave total {total}, F180 {f180}, F90 {f90}") });
+            }
+            return Ok(Counts { n, total, unique: 1, orbits8: 0, orbits4: 0, orbits2: 0, fixed180: 1, fixed90: 1, nodes: self.nodes });
+        }
+        let bad = |what: String| Err(Error::Inconsistent { n, detail: what });
+        if f90 % 2 != 0 {
+            return bad(format!("F90 = {f90} is odd"));
+        }
+        if f180 < f90 || (f180 - f90) % 4 != 0 {
+            return bad(format!("F180 - F90 = {f180} - {f90} is not a non-negative multiple of 4"));
+        }
+        if total < f180 || (total - f180) % 8 != 0 {
+            return bad(format!("total - F180 = {total} - {f180} is not a non-negative multiple of 8"));
+        }
+        let (orbits8, orbits4, orbits2) = ((total - f180) / 8, (f180 - f90) / 4, f90 / 2);
+        let unique = orbits8 + orbits4 + orbits2;
+        debug_assert_eq!(8 * unique, total + 2 * f90 + f180);
+        Ok(Counts { n, total, unique, orbits8, orbits4, orbits2, fixed180: f180, fixed90: f90, nodes: self.nodes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_identity_is_reported() {
+        let plan = UnitPlan::new(8);
+        let t = Tally { total: 93, fixed180: 4, fixed90: 0, nodes: 0 };
+        assert!(matches!(t.finish(&plan), Err(Error::Inconsistent { n: 8, .. })));
+        let good = Tally { total: 92, fixed180: 4, fixed90: 0, nodes: 0 }.finish(&plan).unwrap();
+        assert_eq!((good.unique, good.orbits8, good.orbits4), (12, 11, 1));
+    }
+}

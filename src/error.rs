@@ -1,0 +1,40 @@
+//! The library's error type.
+
+use std::fmt;
+
+/// Everything the library can refuse or detect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The board size is outside `1..=max`.
+    BoardSize {
+        /// The size asked for.
+        n: u64,
+        /// The largest size supported.
+        max: u32,
+    },
+    /// A thread count of zero.
+    NoThreads,
+    /// Unit results broke one of Burnside's identities (a bug or corrupted results).
+    Inconsistent {
+        /// Board size.
+        n: u32,
+        /// Which identity failed, with the numbers.
+        detail: String,
+    },
+    /// The thread pool could not be built.
+    ThreadPool(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BoardSize { n, max } => write!(f, "board size {n} is out of range: n must be between 1 and {max}"),
+            Error::NoThreads => write!(f, "thread count 0 is invalid: use at least 1 thread"),
+            Error::Inconsistent { n, detail } => write!(f, "inconsistent counts for n = {n}: {detail}"),
+            Error::ThreadPool(e) => write!(f, "cannot start the thread pool: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,65 @@
+//! # nqueens
+//!
+//! Counts the solutions of the N-Queens problem exactly: the total (OEIS A000170), the unique
+//! solutions up to the 8 symmetries of the square (OEIS A002562) and the orbit breakdown,
+//! with full symmetry reduction, on every core.
+//!
+//! ```
+//! let c = nqueens::count(8)?;
+//! assert_eq!((c.total, c.unique), (92, 12));
+//! assert_eq!((c.orbits8, c.orbits4, c.orbits2), (11, 1, 0));
+//! # Ok::<(), nqueens::Error>(())
+//! ```
+//!
+//! Layers: [`engine`] (pure computation: kernels, symmetry, unit plans, the reference
+//! solver), [`runner`] (drives a unit plan on threads), and the `nqueens` binary on top.
+
+pub mod engine;
+mod error;
+pub mod known;
+pub mod runner;
+
+pub use engine::counts::Counts;
+pub use engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
+pub use engine::reference;
+pub use engine::symmetry::{canonical, orbit_size, Transform};
+pub use error::Error;
+
+/// The largest board size the library accepts.
+pub const MAX_N: u32 = 64;
+
+/// Checks that `n` is a supported board size.
+///
+/// # Errors
+/// [`Error::BoardSize`] unless `1 <= n <= 64`.
+pub fn check_n(n: u64) -> Result<u32, Error> {
+    if (1..=u64::from(MAX_N)).contains(&n) {
+        Ok(n as u32)
+    } else {
+        Err(Error::BoardSize { n, max: MAX_N })
+    }
+}
+
+/// Counts the solutions for `n` on all logical cores.
+///
+/// # Errors
+/// [`Error::BoardSize`] unless `1 <= n <= 64`; see [`count_with_threads`].
+pub fn count(n: u32) -> Result<Counts, Error> {
+    count_with_threads(n, num_cpus::get())
+}
+
+/// Counts the solutions for `n` on `threads` threads.
+///
+/// # Examples
+/// ```
+/// assert_eq!(nqueens::count_with_threads(10, 2)?.total, 724);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::BoardSize`], [`Error::NoThreads`], or [`Error::Inconsistent`] if the symmetry
+/// identities fail (which would be a bug).
+pub fn count_with_threads(n: u32, threads: usize) -> Result<Counts, Error> {
+    let n = check_n(u64::from(n))?;
+    runner::local::count_plan(&UnitPlan::new(n), threads)
+}

@@ -1,0 +1,4 @@
+//! Runners drive the engine over a unit plan. They see units and results, never the bit
+//! tricks.
+
+pub mod local;
