@@ -136,14 +136,22 @@ pub struct UnitResult {
 }
 
 impl Unit {
-    /// Runs the unit's search. Pure computation; safe to call from any thread.
+    /// Runs the unit's search to the end. Pure computation; safe to call from any thread.
     pub fn run(&self, n: usize) -> UnitResult {
+        self.run_until(n, &std::sync::atomic::AtomicBool::new(false)).expect("never stopped")
+    }
+
+    /// Runs the unit's search, giving up (None) soon after `stop` becomes true.
+    pub fn run_until(&self, n: usize, stop: &std::sync::atomic::AtomicBool) -> Option<UnitResult> {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
         let (solutions, nodes) = match self.kind {
             UnitKind::Border { border, .. } => InnerBoard::new(n, &border.cells(n)).count(),
             UnitKind::Fixed180 { col } => count_fixed180(n, col as usize),
             UnitKind::Fixed90 => count_fixed90(n),
         };
-        UnitResult { solutions, nodes }
+        Some(UnitResult { solutions, nodes })
     }
 }
 

@@ -1,8 +1,10 @@
-//! The local runner: all units of a plan on a rayon pool of `threads` threads.
+//! The local runner: units of a plan on a rayon pool of `threads` threads.
 //!
 //! Units are handed out one at a time (`with_max_len(1)`): a unit is milliseconds of work
 //! or more, so per-unit scheduling costs nothing measurable, and work stealing keeps every
 //! thread busy until the last unit, whatever the spread of unit costs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -24,33 +26,59 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
         .map_err(|e| Error::ThreadPool(e.to_string()))
 }
 
+/// What a run of some units produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    /// Tally of the units that finished.
+    pub tally: Tally,
+    /// How many units finished (each was reported to `on_done`).
+    pub finished: usize,
+    /// True if `stop` was raised before every unit finished.
+    pub interrupted: bool,
+}
+
 /// Runs `units` of `plan` on `threads` threads, calling `on_done` (from worker threads, in
-/// completion order) after each unit, and returns the tally of those units.
+/// completion order) after each finished unit.
+///
+/// When `stop` becomes true, units not yet started are skipped and units in flight are
+/// abandoned (not reported); the summary covers exactly the reported units, so a caller that
+/// records `on_done` results (a checkpoint) can resume by running the rest.
 ///
 /// # Errors
 /// As [`pool`].
-pub fn run_units<F>(plan: &UnitPlan, units: &[Unit], threads: usize, on_done: F) -> Result<Tally, Error>
+pub fn run_units<F>(plan: &UnitPlan, units: &[Unit], threads: usize, stop: &AtomicBool, on_done: F) -> Result<RunSummary, Error>
 where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
     let n = plan.n() as usize;
-    let tally = pool(threads)?.install(|| {
+    let summary = pool(threads)?.install(|| {
         units
             .par_iter()
             .with_max_len(1)
             .map(|u| {
-                let r = u.run(n);
-                on_done(u, &r);
-                let mut t = Tally::default();
-                t.add(&u.kind, &r);
-                t
+                let mut s = RunSummary::default();
+                if stop.load(Ordering::Relaxed) {
+                    s.interrupted = true;
+                    return s;
+                }
+                match u.run_until(n, stop) {
+                    Some(r) => {
+                        on_done(u, &r);
+                        s.tally.add(&u.kind, &r);
+                        s.finished = 1;
+                    }
+                    None => s.interrupted = true,
+                }
+                s
             })
-            .reduce(Tally::default, |mut a, b| {
-                a.merge(&b);
+            .reduce(RunSummary::default, |mut a, b| {
+                a.tally.merge(&b.tally);
+                a.finished += b.finished;
+                a.interrupted |= b.interrupted;
                 a
             })
     });
-    Ok(tally)
+    Ok(summary)
 }
 
 /// Counts every unit of `plan` on `threads` threads.
@@ -58,5 +86,30 @@ where
 /// # Errors
 /// As [`run_units`] and [`Tally::finish`].
 pub fn count_plan(plan: &UnitPlan, threads: usize) -> Result<Counts, Error> {
-    run_units(plan, plan.units(), threads, |_, _| {})?.finish(plan)
+    let never = AtomicBool::new(false);
+    run_units(plan, plan.units(), threads, &never, |_, _| {})?.tally.finish(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raised_stop_runs_nothing() {
+        let plan = UnitPlan::new(10);
+        let stop = AtomicBool::new(true);
+        let s = run_units(&plan, plan.units(), 2, &stop, |_, _| panic!("no unit may run")).unwrap();
+        assert_eq!((s.finished, s.interrupted), (0, true));
+    }
+
+    #[test]
+    fn units_partition_the_search() {
+        // Running the plan in two halves and merging gives the full count.
+        let plan = UnitPlan::new(11);
+        let never = AtomicBool::new(false);
+        let (a, b) = plan.units().split_at(plan.len() / 2);
+        let mut t = run_units(&plan, a, 1, &never, |_, _| {}).unwrap().tally;
+        t.merge(&run_units(&plan, b, 2, &never, |_, _| {}).unwrap().tally);
+        assert_eq!(t.finish(&plan).unwrap().total, 2680);
+    }
 }

@@ -1,0 +1,222 @@
+//! `nqueens count N|A..B`: exact counts with timing, checked against the known table.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::args::{parse_threads, SizeRange};
+use super::format::{duration, grouped, si};
+use super::{default_threads, Outcome};
+use nqueens::{known, runner, Counts, UnitPlan};
+
+/// Arguments of `count`.
+#[derive(Args, Debug)]
+pub struct CountArgs {
+    /// Board size N (1..64), or an inclusive range A..B printed one row per N.
+    #[arg(value_name = "N|A..B", allow_negative_numbers = true)]
+    pub sizes: SizeRange,
+    /// Worker threads. Default: all logical cores.
+    #[arg(short = 't', long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// Print one JSON object per N (numbers as JSON numbers) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How a count compares with the known table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KnownCheck {
+    /// Total, unique and orbit breakdown all equal the table.
+    Match,
+    /// Some value differs from the table.
+    Mismatch,
+    /// The table stops at n = 27.
+    Unknown,
+}
+
+impl KnownCheck {
+    /// Compares `c` with the table.
+    pub fn of(c: &Counts) -> KnownCheck {
+        match known::lookup(c.n) {
+            None => KnownCheck::Unknown,
+            Some(k) => {
+                let orbits_ok = c.n == 1 || (k.orbits8, k.orbits4, k.orbits2) == (c.orbits8, c.orbits4, c.orbits2);
+                if k.total == c.total && k.unique == c.unique && orbits_ok {
+                    KnownCheck::Match
+                } else {
+                    KnownCheck::Mismatch
+                }
+            }
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            KnownCheck::Match => "matches the known value",
+            KnownCheck::Mismatch => "MISMATCH with the known value",
+            KnownCheck::Unknown => "no known value (table ends at n = 27)",
+        }
+    }
+}
+
+/// One count, as printed by `--json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CountReport {
+    /// Board size.
+    pub n: u32,
+    /// All solutions (A000170).
+    pub total: u128,
+    /// Solutions up to symmetry (A002562).
+    pub unique: u128,
+    /// Orbits of size 8 (no symmetry).
+    pub orbits8: u128,
+    /// Orbits of size 4 (half-turn symmetric only).
+    pub orbits4: u128,
+    /// Orbits of size 2 (quarter-turn symmetric).
+    pub orbits2: u128,
+    /// Solutions fixed by the half turn.
+    pub fixed180: u128,
+    /// Solutions fixed by the quarter turn.
+    pub fixed90: u128,
+    /// Search nodes (queens placed), all units.
+    pub nodes: u128,
+    /// Wall time of the count, seconds.
+    pub seconds: f64,
+    /// Search nodes per second of wall time.
+    pub nodes_per_second: f64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Work units in the plan.
+    pub units: usize,
+    /// Identity of the unit plan (hex).
+    pub plan_id: String,
+    /// Comparison with the known table: "match", "mismatch" or "unknown".
+    pub known: KnownCheck,
+}
+
+impl CountReport {
+    /// Builds the report of a finished count.
+    pub fn new(c: &Counts, plan: &UnitPlan, seconds: f64, threads: usize) -> CountReport {
+        CountReport {
+            n: c.n,
+            total: c.total,
+            unique: c.unique,
+            orbits8: c.orbits8,
+            orbits4: c.orbits4,
+            orbits2: c.orbits2,
+            fixed180: c.fixed180,
+            fixed90: c.fixed90,
+            nodes: c.nodes,
+            seconds,
+            nodes_per_second: if seconds > 0.0 { c.nodes as f64 / seconds } else { 0.0 },
+            threads,
+            units: plan.len(),
+            plan_id: plan.id_hex(),
+            known: KnownCheck::of(c),
+        }
+    }
+
+    /// The multi-line text block for a single count.
+    pub fn text_block(&self) -> String {
+        let mut s = String::new();
+        let orbits = if self.n == 1 {
+            "one orbit of size 1".to_string()
+        } else {
+            format!("size 8: {}   size 4: {}   size 2: {}", grouped(self.orbits8), grouped(self.orbits4), grouped(self.orbits2))
+        };
+        let rows = [
+            ("n", self.n.to_string()),
+            ("total", grouped(self.total)),
+            ("unique", grouped(self.unique)),
+            ("orbits", orbits),
+            ("nodes", grouped(self.nodes)),
+            ("time", duration(self.seconds)),
+            ("speed", format!("{}nodes/s", si(self.nodes_per_second))),
+            ("threads", self.threads.to_string()),
+            ("units", format!("{} (plan {})", grouped(self.units as u128), self.plan_id)),
+            ("known", self.known.text().to_string()),
+        ];
+        for (k, v) in rows {
+            s.push_str(&format!("{k:<8} {v}\n"));
+        }
+        s
+    }
+
+    /// The header of the one-row-per-n table.
+    pub fn table_header() -> String {
+        format!(
+            "{:>3} {:>20} {:>19} {:>8} {:>6} {:>20} {:>10}  {}",
+            "n", "total", "unique", "orbits4", "orbits2", "nodes", "seconds", "known"
+        )
+    }
+
+    /// One row of the table.
+    pub fn table_row(&self) -> String {
+        let known = match self.known {
+            KnownCheck::Match => "ok",
+            KnownCheck::Mismatch => "MISMATCH",
+            KnownCheck::Unknown => "-",
+        };
+        format!(
+            "{:>3} {:>20} {:>19} {:>8} {:>6} {:>20} {:>10.3}  {}",
+            self.n,
+            grouped(self.total),
+            grouped(self.unique),
+            grouped(self.orbits4),
+            grouped(self.orbits2),
+            grouped(self.nodes),
+            self.seconds,
+            known
+        )
+    }
+}
+
+/// Rough single-thread wall time of a count, for the long-run warning: measured 0.7 s for
+/// n = 16 on a 2-core Xeon, growing about 7x per n (n = 15 -> 16 -> 17 measured 6.4x, 6.8x).
+pub fn estimate_seconds(n: u32, threads: usize) -> f64 {
+    0.7 * 7f64.powi(n as i32 - 16) / threads as f64
+}
+
+/// Counts one size on `threads` threads and times it.
+pub fn timed_count(n: u32, threads: usize) -> anyhow::Result<(Counts, UnitPlan, f64)> {
+    let start = Instant::now();
+    let plan = UnitPlan::new(n);
+    let counts = runner::local::count_plan(&plan, threads)?;
+    Ok((counts, plan, start.elapsed().as_secs_f64()))
+}
+
+/// Runs `count`.
+pub fn run(a: &CountArgs) -> Outcome {
+    let threads = a.threads.unwrap_or_else(default_threads);
+    let est = estimate_seconds(a.sizes.end, threads);
+    if est > 3600.0 {
+        eprintln!(
+            "warning: counting n = {} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
+            a.sizes.end,
+            duration(est)
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    if !a.json && !a.sizes.is_single() {
+        writeln!(out, "{}", CountReport::table_header())?;
+    }
+    let mut failed = false;
+    for n in a.sizes.iter() {
+        let (counts, plan, secs) = timed_count(n, threads)?;
+        let report = CountReport::new(&counts, &plan, secs, threads);
+        failed |= report.known == KnownCheck::Mismatch;
+        if a.json {
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        } else if a.sizes.is_single() {
+            write!(out, "{}", report.text_block())?;
+        } else {
+            writeln!(out, "{}", report.table_row())?;
+        }
+        out.flush()?;
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
