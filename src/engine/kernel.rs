@@ -20,12 +20,16 @@
 #[derive(Clone, Debug)]
 pub struct InnerBoard {
     /// Number of rows to fill (depths `0..rows`).
-    rows: usize,
+    pub(crate) rows: usize,
     /// Per depth: the cells of that row not attacked by a border queen and not in a column a
     /// border queen holds.
     allowed: [u64; 64],
     /// Per depth `d`: the row distance from depth `d` to depth `d + 1` (1, 2 or 3).
     shift: [u32; 64],
+    /// The same two tables indexed by stack level (`depth + 1`; level 0 is the empty
+    /// stack), the layout the interleaved search in `lanes.rs` uses.
+    pub(crate) allowed_by_level: [u64; 64],
+    pub(crate) shift_by_level: [u32; 64],
 }
 
 /// A cell on an n×n board.
@@ -62,7 +66,11 @@ impl InnerBoard {
                 shift[d] = (next - r) as u32;
             }
         }
-        InnerBoard { rows: searched.len(), allowed, shift }
+        let mut allowed_by_level = [0u64; 64];
+        let mut shift_by_level = [0u32; 64];
+        allowed_by_level[1..].copy_from_slice(&allowed[..63]);
+        shift_by_level[1..].copy_from_slice(&shift[..63]);
+        InnerBoard { rows: searched.len(), allowed, shift, allowed_by_level, shift_by_level }
     }
 
     /// Counts the completions: returns `(solutions, nodes)`, where nodes is the number of
@@ -123,52 +131,6 @@ impl InnerBoard {
                 let leaves = u64::from(next.count_ones());
                 solutions += leaves;
                 nodes += leaves;
-            } else if next != 0 {
-                d += 1;
-                cols[d] = c;
-                diag_down[d] = dd;
-                diag_up[d] = du;
-                free[d] = next;
-            }
-        }
-        (solutions, nodes)
-    }
-
-    #[doc(hidden)]
-    pub fn count_hist(&self, hist: &mut [u64]) -> (u64, u64) {
-        if self.rows < 2 { return self.count(); }
-        let last = self.rows - 1;
-        let mut cols = [0u64; 64];
-        let mut diag_down = [0u64; 64];
-        let mut diag_up = [0u64; 64];
-        let mut free = [0u64; 64];
-        let mut solutions = 0u64;
-        let mut nodes = 0u64;
-        let mut d = 0usize;
-        free[0] = self.allowed[0];
-        loop {
-            let f = free[d];
-            if f == 0 {
-                if d == 0 {
-                    break;
-                }
-                d -= 1;
-                continue;
-            }
-            let bit = f & f.wrapping_neg(); // lowest free column: 0b0110 -> 0b0010
-            free[d] = f ^ bit;
-            nodes += 1; hist[d] += 1;
-            let s = self.shift[d];
-            let c = cols[d] | bit;
-            // Diagonals move one column per row; bits pushed past the board edge are
-            // dropped by the `allowed` mask (left) or shifted out of the word (right).
-            let dd = (diag_down[d] | bit) << s;
-            let du = (diag_up[d] | bit) >> s;
-            let next = self.allowed[d + 1] & !(c | dd | du);
-            if d + 1 == last {
-                let leaves = u64::from(next.count_ones());
-                solutions += leaves;
-                nodes += leaves; hist[d+1] += leaves;
             } else if next != 0 {
                 d += 1;
                 cols[d] = c;

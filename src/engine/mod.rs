@@ -7,3 +7,4 @@ pub mod plan;
 pub mod reference;
 pub mod symmetric;
 pub mod symmetry;
+pub mod lanes;

@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use crate::engine::counts::{Counts, Tally};
-use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::kernel::InnerBoard;
+use crate::engine::lanes::count_boards;
+use crate::engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
 use crate::Error;
 
 /// Builds a rayon pool with exactly `threads` threads.
@@ -51,21 +53,27 @@ where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
     let n = plan.n() as usize;
+    // Batches of units go to the interleaved kernel together (see engine::lanes): enough
+    // batches for work stealing to balance threads (>= 16 per thread), small enough that a
+    // finished batch reports soon. n = 16: 3,223 border units, 2 threads -> batches of 16.
+    let batch = (units.len() / (threads * 16)).clamp(1, 16);
     let summary = pool(threads)?.install(|| {
         units
-            .par_iter()
+            .par_chunks(batch)
             .with_max_len(1)
-            .map(|u| {
+            .map(|chunk| {
                 let mut s = RunSummary::default();
                 if stop.load(Ordering::Relaxed) {
                     s.interrupted = true;
                     return s;
                 }
-                match u.run_until(n, stop) {
-                    Some(r) => {
-                        on_done(u, &r);
-                        s.tally.add(&u.kind, &r);
-                        s.finished = 1;
+                match run_batch(n, chunk, stop) {
+                    Some(results) => {
+                        for (u, r) in chunk.iter().zip(&results) {
+                            on_done(u, r);
+                            s.tally.add(&u.kind, r);
+                        }
+                        s.finished = chunk.len();
                     }
                     None => s.interrupted = true,
                 }
@@ -79,6 +87,29 @@ where
             })
     });
     Ok(summary)
+}
+
+/// Runs a batch: border units together in the interleaved kernel, the small symmetric
+/// searches one by one. `None` if stopped.
+fn run_batch(n: usize, chunk: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
+    let boards: Vec<InnerBoard> = chunk
+        .iter()
+        .filter_map(|u| match u.kind {
+            UnitKind::Border { border, .. } => Some(InnerBoard::new(n, &border.cells(n))),
+            _ => None,
+        })
+        .collect();
+    let mut border_results = if std::env::var_os("NQ_PLAIN").is_some() { boards.iter().map(InnerBoard::count).collect() } else { count_boards(&boards, stop)? }.into_iter();
+    chunk
+        .iter()
+        .map(|u| match u.kind {
+            UnitKind::Border { .. } => {
+                let (solutions, nodes) = border_results.next().expect("one result per border unit");
+                Some(UnitResult { solutions, nodes })
+            }
+            _ => u.run_until(n, stop),
+        })
+        .collect()
 }
 
 /// Counts every unit of `plan` on `threads` threads.
