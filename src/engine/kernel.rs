@@ -86,6 +86,31 @@ impl InnerBoard {
         }
     }
 
+    /// Nodes of the search cut off after `depth` rows: a cheap predictor of the full cost.
+    pub fn estimate(&self, depth: usize) -> u64 {
+        fn walk(b: &InnerBoard, d: usize, stop: usize, cols: u64, dd: u64, du: u64, free: u64) -> u64 {
+            let mut f = free;
+            let mut nodes = 0;
+            while f != 0 {
+                let bit = f & f.wrapping_neg();
+                f ^= bit;
+                nodes += 1;
+                if d + 1 < stop.min(b.rows) {
+                    let s = b.shift[d];
+                    let (c, l, r) = (cols | bit, (dd | bit) << s, (du | bit) >> s);
+                    nodes += walk(b, d + 1, stop, c, l, r, b.allowed[d + 1] & !(c | l | r));
+                }
+            }
+            nodes
+        }
+        walk(self, 0, depth, 0, 0, 0, self.allowed[0])
+    }
+
+    /// Static breadth score: sum of log2 of the allowed cells in the first `k` rows.
+    pub fn breadth(&self, k: usize) -> f64 {
+        (0..k.min(self.rows)).map(|d| f64::from(self.allowed[d].count_ones().max(1)).log2()).sum()
+    }
+
     /// The backtracking loop for two or more rows.
     ///
     /// ```text

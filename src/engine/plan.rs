@@ -29,7 +29,7 @@ use super::symmetry::Transform;
 
 /// Version of the splitting rule. Bump it whenever units, their order or their weights
 /// change: checkpoints and shards record it (through the plan id) and refuse to mix plans.
-pub const PLAN_VERSION: u32 = 1;
+pub const PLAN_VERSION: u32 = 2;
 
 /// The four border queens of a solution: the column of the queen in row 0 (`top`) and in row
 /// n-1 (`bottom`), the row of the queen in column 0 (`left`) and in column n-1 (`right`).
@@ -58,6 +58,19 @@ impl Border {
         cells.sort_unstable();
         cells.dedup();
         cells
+    }
+
+    /// The board the kernel searches for this (canonical) border: its half-turn image.
+    ///
+    /// Every image of a border has the same number of completions, so any one may be
+    /// searched; they differ in cost. The canonical border has its queen nearest a corner in
+    /// row 0, and a queen near a corner constrains few rows (one of its diagonals leaves the
+    /// board at once). The search prunes best when its first rows are the constrained ones,
+    /// so we turn the board upside down and meet that weak queen last. Measured: 0.61x the
+    /// nodes of the upright search at n = 14, 15 and 16 (the best of all 8 images would be
+    /// 0.57x).
+    pub fn search_board(&self, n: usize) -> InnerBoard {
+        InnerBoard::new(n, &self.image(n, Transform::Rot180).cells(n))
     }
 
     /// Reads the border back from a set of cells that has one queen on each border line.
@@ -91,7 +104,8 @@ impl Border {
         })
     }
 
-    fn image(&self, n: usize, t: Transform) -> Border {
+    /// The border of the image of a solution with this border under `t`.
+    pub fn image(&self, n: usize, t: Transform) -> Border {
         let cells: Vec<Cell> = self.cells(n).into_iter().map(|x| t.apply(n, x)).collect();
         Border::from_cells(n, &cells)
     }
@@ -147,7 +161,7 @@ impl Unit {
             return None;
         }
         let (solutions, nodes) = match self.kind {
-            UnitKind::Border { border, .. } => InnerBoard::new(n, &border.cells(n)).count(),
+            UnitKind::Border { border, .. } => border.search_board(n).count(),
             UnitKind::Fixed180 { col } => count_fixed180(n, col as usize),
             UnitKind::Fixed90 => count_fixed90(n),
         };

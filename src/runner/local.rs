@@ -95,11 +95,11 @@ fn run_batch(n: usize, chunk: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResu
     let boards: Vec<InnerBoard> = chunk
         .iter()
         .filter_map(|u| match u.kind {
-            UnitKind::Border { border, .. } => Some(InnerBoard::new(n, &border.cells(n))),
+            UnitKind::Border { border, .. } => Some(border.search_board(n)),
             _ => None,
         })
         .collect();
-    let mut border_results = if std::env::var_os("NQ_PLAIN").is_some() { boards.iter().map(InnerBoard::count).collect() } else { count_boards(&boards, stop)? }.into_iter();
+    let mut border_results = count_boards(&boards, stop)?.into_iter();
     chunk
         .iter()
         .map(|u| match u.kind {
