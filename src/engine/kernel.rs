@@ -21,6 +21,8 @@
 pub struct InnerBoard {
     /// Number of rows to fill (depths `0..rows`).
     pub(crate) rows: usize,
+    /// The board row of depth 0 (0 if there is no row to search).
+    first_row: usize,
     /// Per depth: the cells of that row not attacked by a border queen and not in a column a
     /// border queen holds.
     allowed: [u64; 64],
@@ -70,25 +72,71 @@ impl InnerBoard {
         let mut shift_by_level = [0u32; 64];
         allowed_by_level[1..].copy_from_slice(&allowed[..63]);
         shift_by_level[1..].copy_from_slice(&shift[..63]);
-        InnerBoard { rows: searched.len(), allowed, shift, allowed_by_level, shift_by_level }
+        let first_row = searched.first().copied().unwrap_or(0);
+        InnerBoard {
+            rows: searched.len(),
+            first_row,
+            allowed,
+            shift,
+            allowed_by_level,
+            shift_by_level,
+        }
+    }
+
+    /// True if both boards search the same rows with the same allowed cells.
+    pub fn same_as(&self, other: &InnerBoard) -> bool {
+        self.rows == other.rows && self.allowed == other.allowed && self.shift == other.shift
+    }
+
+    /// Number of rows the search fills.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The board row the search starts in.
+    pub fn first_row(&self) -> usize {
+        self.first_row
+    }
+
+    /// The cells the first searched row may use (empty if there is no row to search).
+    pub fn first_choices(&self) -> u64 {
+        if self.rows == 0 {
+            0
+        } else {
+            self.allowed[0]
+        }
     }
 
     /// Counts the completions: returns `(solutions, nodes)`, where nodes is the number of
     /// queens the search placed (every partial placement it visited, the leaves included).
     pub fn count(&self) -> (u64, u64) {
+        self.count_from(u64::MAX)
+    }
+
+    /// Counts the completions whose first searched row's queen is in `first` (a column
+    /// mask). With no row to search (n = 1), the border alone is the one solution.
+    pub fn count_from(&self, first: u64) -> (u64, u64) {
         match self.rows {
             0 => (1, 0),
             1 => {
-                let leaves = u64::from(self.allowed[0].count_ones());
+                let leaves = u64::from((self.allowed[0] & first).count_ones());
                 (leaves, leaves)
             }
-            _ => self.search(),
+            _ => self.search(first),
         }
     }
 
     /// Nodes of the search cut off after `depth` rows: a cheap predictor of the full cost.
-    pub fn estimate(&self, depth: usize) -> u64 {
-        fn walk(b: &InnerBoard, d: usize, stop: usize, cols: u64, dd: u64, du: u64, free: u64) -> u64 {
+    pub fn estimate(&self, first: u64, depth: usize) -> u64 {
+        fn walk(
+            b: &InnerBoard,
+            d: usize,
+            stop: usize,
+            cols: u64,
+            dd: u64,
+            du: u64,
+            free: u64,
+        ) -> u64 {
             let mut f = free;
             let mut nodes = 0;
             while f != 0 {
@@ -103,12 +151,10 @@ impl InnerBoard {
             }
             nodes
         }
-        walk(self, 0, depth, 0, 0, 0, self.allowed[0])
-    }
-
-    /// Static breadth score: sum of log2 of the allowed cells in the first `k` rows.
-    pub fn breadth(&self, k: usize) -> f64 {
-        (0..k.min(self.rows)).map(|d| f64::from(self.allowed[d].count_ones().max(1)).log2()).sum()
+        if self.rows == 0 {
+            return 0;
+        }
+        walk(self, 0, depth, 0, 0, 0, self.allowed[0] & first)
     }
 
     /// The backtracking loop for two or more rows.
@@ -123,7 +169,7 @@ impl InnerBoard {
     /// ```
     /// The last row is never pushed: once `rows - 1` queens stand, exactly one column is
     /// left and the answer is whether that cell is free, a popcount of 0 or 1.
-    fn search(&self) -> (u64, u64) {
+    fn search(&self, first: u64) -> (u64, u64) {
         let last = self.rows - 1;
         let mut cols = [0u64; 64];
         let mut diag_down = [0u64; 64];
@@ -132,7 +178,7 @@ impl InnerBoard {
         let mut solutions = 0u64;
         let mut nodes = 0u64;
         let mut d = 0usize;
-        free[0] = self.allowed[0];
+        free[0] = self.allowed[0] & first;
         loop {
             let f = free[d];
             if f == 0 {

@@ -96,7 +96,10 @@ impl Lane {
         self.allowed_next[rows - 1] = 0;
         self.shift[..rows].copy_from_slice(&board.shift_by_level[1..rows + 1]);
         self.placed[..rows].fill(0);
-        self.stack[1] = Entry { free: first, ..Entry::default() };
+        self.stack[1] = Entry {
+            free: first,
+            ..Entry::default()
+        };
         self.top = 1;
         self.rows = rows;
         self.board = index;
@@ -108,7 +111,13 @@ impl Lane {
         // `& 63` keeps every index provably inside the arrays (stack and depth never exceed
         // 62 for n <= 64), so the compiler drops the bounds checks.
         let top = self.top & 63;
-        let Entry { free, cols, diag_down, diag_up, depth } = self.stack[top];
+        let Entry {
+            free,
+            cols,
+            diag_down,
+            diag_up,
+            depth,
+        } = self.stack[top];
         let d = depth as usize & 63;
         let bit = free & free.wrapping_neg(); // lowest free column: 0b0110 -> 0b0010
         let rest = free ^ bit;
@@ -123,7 +132,13 @@ impl Lane {
         // A dead child is written too (and then ignored): writing is cheaper than deciding.
         let more = usize::from(rest != 0);
         let alive = usize::from(child != 0);
-        self.stack[(top + more) & 63] = Entry { free: child, cols, diag_down, diag_up, depth: depth + 1 };
+        self.stack[(top + more) & 63] = Entry {
+            free: child,
+            cols,
+            diag_down,
+            diag_up,
+            depth: depth + 1,
+        };
         self.top = (top + (more & alive)).wrapping_sub((more | alive) ^ 1);
     }
 
@@ -143,30 +158,34 @@ impl Lane {
     }
 }
 
-/// Counts the completions of every board; returns `(solutions, nodes)` per board, or `None`
+/// One task: a board, and the cells its first searched row may use (one bit per unit).
+pub type Task<'a> = (&'a InnerBoard, u64);
+
+/// Counts the completions of every task; returns `(solutions, nodes)` per task, or `None`
 /// if `stop` was raised first.
-pub fn count_boards(boards: &[InnerBoard], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
-    let mut results = vec![(0u64, 0u64); boards.len()];
-    // Tasks: (board, first-row queen). Boards with fewer than two rows need no search.
-    let mut tasks = Vec::new();
-    for (b, board) in boards.iter().enumerate() {
+pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
+    let mut results = vec![(0u64, 0u64); tasks.len()];
+    // Lanes take one first-row queen at a time. Boards with fewer than two rows need no
+    // search.
+    let mut work = Vec::with_capacity(tasks.len());
+    for (t, &(board, first)) in tasks.iter().enumerate() {
         if board.rows < 2 {
-            results[b] = board.count();
+            results[t] = board.count_from(first);
             continue;
         }
-        let mut f = board.allowed_by_level[1];
+        let mut f = board.first_choices() & first;
         while f != 0 {
             let bit = f & f.wrapping_neg();
             f ^= bit;
-            tasks.push((b, bit));
+            work.push((t, bit));
         }
     }
-    let mut next_task = tasks.iter();
+    let mut next = work.iter();
     let mut lanes: [Lane; LANES] = std::array::from_fn(|_| Lane::idle());
     let mut filled = 0;
     for lane in lanes.iter_mut() {
-        let Some(&(b, bit)) = next_task.next() else { break };
-        lane.start(b, &boards[b], bit);
+        let Some(&(t, bit)) = next.next() else { break };
+        lane.start(t, tasks[t].0, bit);
         filled += 1;
     }
     if filled == LANES {
@@ -182,8 +201,8 @@ pub fn count_boards(boards: &[InnerBoard], stop: &AtomicBool) -> Option<Vec<(u64
             if lanes.iter().any(|l| l.top == 0) {
                 for lane in lanes.iter_mut().filter(|l| l.top == 0) {
                     lane.harvest(&mut results);
-                    match next_task.next() {
-                        Some(&(b, bit)) => lane.start(b, &boards[b], bit),
+                    match next.next() {
+                        Some(&(t, bit)) => lane.start(t, tasks[t].0, bit),
                         None => {
                             lane.board = usize::MAX;
                             break 'interleaved;
@@ -193,13 +212,13 @@ pub fn count_boards(boards: &[InnerBoard], stop: &AtomicBool) -> Option<Vec<(u64
             }
         }
     }
-    // The tail: finish what the lanes hold, then any task left, one search at a time.
+    // The tail: finish what the lanes hold, then any work left, one search at a time.
     for lane in lanes.iter_mut().filter(|l| l.board != usize::MAX) {
         lane.finish_alone(&mut results);
     }
     let mut solo = Lane::idle();
-    for &(b, bit) in next_task {
-        solo.start(b, &boards[b], bit);
+    for &(t, bit) in next {
+        solo.start(t, tasks[t].0, bit);
         solo.finish_alone(&mut results);
     }
     if stop.load(Ordering::Relaxed) {
@@ -219,33 +238,43 @@ mod tests {
     fn lanes_agree_with_the_plain_search() {
         let never = AtomicBool::new(false);
         for n in [4usize, 5, 8, 11, 12] {
-            let boards: Vec<InnerBoard> = UnitPlan::new(n as u32)
-                .units()
+            let boards = border_boards(n);
+            // Whole boards, and boards restricted to one first-row queen.
+            let mut tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
+            for b in &boards {
+                tasks.push((b, b.first_choices() & b.first_choices().wrapping_neg()));
+            }
+            let plain: Vec<(u64, u64)> = tasks
                 .iter()
-                .filter_map(|u| match u.kind {
-                    UnitKind::Border { border, .. } => Some(InnerBoard::new(n, &border.cells(n))),
-                    _ => None,
-                })
+                .map(|(b, first)| b.count_from(*first))
                 .collect();
-            let plain: Vec<(u64, u64)> = boards.iter().map(InnerBoard::count).collect();
             for batch in [1, 3, 64] {
-                let fast: Vec<(u64, u64)> = boards.chunks(batch).flat_map(|c| count_boards(c, &never).unwrap()).collect();
+                let fast: Vec<(u64, u64)> = tasks
+                    .chunks(batch)
+                    .flat_map(|c| count_tasks(c, &never).unwrap())
+                    .collect();
                 assert_eq!(fast, plain, "n = {n}, batch {batch}");
             }
         }
     }
 
-    #[test]
-    fn raised_stop_gives_none() {
-        let n = 10;
-        let boards: Vec<InnerBoard> = UnitPlan::new(n as u32)
+    fn border_boards(n: usize) -> Vec<InnerBoard> {
+        let mut boards: Vec<InnerBoard> = UnitPlan::new(n as u32)
             .units()
             .iter()
             .filter_map(|u| match u.kind {
-                UnitKind::Border { border, .. } => Some(InnerBoard::new(n, &border.cells(n))),
+                UnitKind::Border { border, .. } => Some(border.search_board(n)),
                 _ => None,
             })
             .collect();
-        assert!(count_boards(&boards, &AtomicBool::new(true)).is_none());
+        boards.dedup_by(|a, b| a.same_as(b));
+        boards
+    }
+
+    #[test]
+    fn raised_stop_gives_none() {
+        let boards = border_boards(10);
+        let tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
+        assert!(count_tasks(&tasks, &AtomicBool::new(true)).is_none());
     }
 }

@@ -3,8 +3,8 @@
 
 pub mod counts;
 pub mod kernel;
+pub mod lanes;
 pub mod plan;
 pub mod reference;
 pub mod symmetric;
 pub mod symmetry;
-pub mod lanes;

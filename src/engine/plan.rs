@@ -18,10 +18,13 @@
 //! comes from Burnside with two small extra searches (F180 and F90, see `symmetric.rs`),
 //! which are units of the plan too.
 //!
-//! Worked number: n = 16 has 5,110 canonical constellations (21 with a non-trivial
-//! stabilizer), plus 16 half-turn units and one quarter-turn unit: 5,127 units, about 80
-//! per thread on 64 cores. The largest constellation unit of n = 16 is about 0.3% of all
-//! nodes.
+//! # Granularity
+//!
+//! A border is split further by the queen of the first row the kernel searches: one unit
+//! per free cell there. Worked numbers: n = 16 has 3,206 canonical borders (3,157 of orbit
+//! size 8, 42 of size 4, 7 of size 2) and 27,860 units (with the 16 half-turn units and the
+//! quarter-turn unit), about 435 per thread on 64 cores; the largest unit holds 0.037% of
+//! the 210 million nodes. n = 20 has 119,330 units, n = 27 has 748,029.
 
 use super::kernel::{Cell, InnerBoard};
 use super::symmetric::{count_fixed180, count_fixed90};
@@ -77,7 +80,12 @@ impl Border {
     fn from_cells(n: usize, cells: &[Cell]) -> Border {
         let m = n - 1;
         let find = |pred: &dyn Fn(&Cell) -> bool, pick: fn(&Cell) -> usize| -> u8 {
-            pick(cells.iter().find(|c| pred(c)).expect("one queen per border line")) as u8
+            pick(
+                cells
+                    .iter()
+                    .find(|c| pred(c))
+                    .expect("one queen per border line"),
+            ) as u8
         };
         Border {
             top: find(&|&(r, _)| r == 0, |&(_, c)| c),
@@ -91,9 +99,18 @@ impl Border {
     /// by both of its lines, and no two distinct queens attack each other.
     fn is_valid(&self, n: usize) -> bool {
         let m = n - 1;
-        let (t, b, l, r) = (self.top as usize, self.bottom as usize, self.left as usize, self.right as usize);
+        let (t, b, l, r) = (
+            self.top as usize,
+            self.bottom as usize,
+            self.left as usize,
+            self.right as usize,
+        );
         // A corner cell lies on two border lines; both must name that same queen.
-        if (t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) || (b == m) != (r == m) {
+        if (t == 0) != (l == 0)
+            || (t == m) != (r == 0)
+            || (b == 0) != (l == m)
+            || (b == m) != (r == m)
+        {
             return false;
         }
         let cells = self.cells(n);
@@ -114,11 +131,16 @@ impl Border {
 /// What a unit computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnitKind {
-    /// The completions of one canonical border constellation, counted `weight` times
-    /// (2, 4 or 8: the size of its orbit; 1 for n = 1).
+    /// The completions of one canonical border constellation whose first searched row has
+    /// its queen in column `first`, counted `weight` times (2, 4 or 8: the size of the
+    /// border's orbit; 1 for n = 1).
     Border {
         /// The pre-placed border queens.
         border: Border,
+        /// Column of the queen in the first row the kernel searches, on the searched
+        /// (half-turned) board: see [`Border::search_board`] and [`Unit::preplaced`]. None
+        /// when no row is left to search (n = 1).
+        first: Option<u8>,
         /// Orbit size of the constellation: how many times its completions count.
         weight: u8,
     },
@@ -152,7 +174,8 @@ pub struct UnitResult {
 impl Unit {
     /// Runs the unit's search to the end. Pure computation; safe to call from any thread.
     pub fn run(&self, n: usize) -> UnitResult {
-        self.run_until(n, &std::sync::atomic::AtomicBool::new(false)).expect("never stopped")
+        self.run_until(n, &std::sync::atomic::AtomicBool::new(false))
+            .expect("never stopped")
     }
 
     /// Runs the unit's search, giving up (None) soon after `stop` becomes true.
@@ -161,11 +184,39 @@ impl Unit {
             return None;
         }
         let (solutions, nodes) = match self.kind {
-            UnitKind::Border { border, .. } => border.search_board(n).count(),
+            UnitKind::Border { border, first, .. } => {
+                border.search_board(n).count_from(first_mask(first))
+            }
             UnitKind::Fixed180 { col } => count_fixed180(n, col as usize),
             UnitKind::Fixed90 => count_fixed90(n),
         };
         Some(UnitResult { solutions, nodes })
+    }
+}
+
+/// The first-row mask of a border unit: one column, or every column when there is no row.
+pub fn first_mask(first: Option<u8>) -> u64 {
+    first.map_or(u64::MAX, |c| 1 << c)
+}
+
+impl Unit {
+    /// The queens this unit places before searching, in the coordinates of the canonical
+    /// border (row 0 is the row of `border.top`): the border queens and, for border units,
+    /// the queen of the first searched row. Empty for the symmetric-count units.
+    pub fn preplaced(&self, n: usize) -> Vec<Cell> {
+        match self.kind {
+            UnitKind::Border { border, first, .. } => {
+                let mut cells = border.cells(n);
+                if let Some(c) = first {
+                    // The searched board is the half-turned one; turn the cell back.
+                    let row = border.search_board(n).first_row();
+                    cells.push(Transform::Rot180.apply(n, (row, c as usize)));
+                    cells.sort_unstable();
+                }
+                cells
+            }
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -191,8 +242,31 @@ impl UnitPlan {
             units.push(Unit { id, kind });
         };
         for border in canonical_borders(nu) {
-            let stabilizer = Transform::ALL.iter().filter(|&&t| border.image(nu, t) == border).count();
-            push(UnitKind::Border { border, weight: (8 / stabilizer) as u8 });
+            let stabilizer = Transform::ALL
+                .iter()
+                .filter(|&&t| border.image(nu, t) == border)
+                .count();
+            let weight = (8 / stabilizer) as u8;
+            let board = border.search_board(nu);
+            if board.rows() == 0 {
+                push(UnitKind::Border {
+                    border,
+                    first: None,
+                    weight,
+                });
+            }
+            // One unit per queen of the first searched row, in column order. A border with
+            // no free cell there has no completion and no unit.
+            let mut choices = board.first_choices();
+            while choices != 0 {
+                let col = choices.trailing_zeros() as u8;
+                choices &= choices - 1;
+                push(UnitKind::Border {
+                    border,
+                    first: Some(col),
+                    weight,
+                });
+            }
         }
         for col in 0..n {
             push(UnitKind::Fixed180 { col: col as u8 });
@@ -242,7 +316,12 @@ fn canonical_borders(n: usize) -> Vec<Border> {
         for bottom in range.clone() {
             for left in range.clone() {
                 for right in range.clone() {
-                    let b = Border { top, bottom, left, right };
+                    let b = Border {
+                        top,
+                        bottom,
+                        left,
+                        right,
+                    };
                     if b.is_valid(n) && Transform::ALL.iter().all(|&t| b.image(n, t) >= b) {
                         out.push(b);
                     }
@@ -268,7 +347,19 @@ fn plan_hash(n: u32, units: &[Unit]) -> u64 {
     for u in units {
         eat(&u.id.to_le_bytes());
         match u.kind {
-            UnitKind::Border { border: b, weight } => eat(&[0, b.top, b.bottom, b.left, b.right, weight]),
+            UnitKind::Border {
+                border: b,
+                first,
+                weight,
+            } => eat(&[
+                0,
+                b.top,
+                b.bottom,
+                b.left,
+                b.right,
+                first.map_or(255, |c| c),
+                weight,
+            ]),
             UnitKind::Fixed180 { col } => eat(&[1, col]),
             UnitKind::Fixed90 => eat(&[2]),
         }
@@ -298,23 +389,47 @@ mod tests {
 
     #[test]
     fn border_orbits_cover_every_valid_border_once() {
-        // Summing the weights of the canonical borders gives the number of valid borders.
+        // Summing the orbit sizes of the canonical borders gives the number of valid borders.
         for n in 4..=9usize {
             let all = (0..n as u8)
                 .flat_map(|t| (0..n as u8).map(move |b| (t, b)))
                 .flat_map(|(t, b)| (0..n as u8).map(move |l| (t, b, l)))
-                .flat_map(|(t, b, l)| (0..n as u8).map(move |r| Border { top: t, bottom: b, left: l, right: r }))
+                .flat_map(|(t, b, l)| {
+                    (0..n as u8).map(move |r| Border {
+                        top: t,
+                        bottom: b,
+                        left: l,
+                        right: r,
+                    })
+                })
                 .filter(|b| b.is_valid(n))
                 .count();
-            let weighted: usize = UnitPlan::new(n as u32)
-                .units()
+            let weighted: usize = canonical_borders(n)
                 .iter()
-                .map(|u| match u.kind {
-                    UnitKind::Border { weight, .. } => weight as usize,
-                    _ => 0,
+                .map(|b| {
+                    8 / Transform::ALL
+                        .iter()
+                        .filter(|&&t| b.image(n, t) == *b)
+                        .count()
                 })
                 .sum();
             assert_eq!(weighted, all, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn preplaced_queens_do_not_attack_each_other() {
+        let n = 9;
+        for u in UnitPlan::new(n as u32).units() {
+            let cells = u.preplaced(n);
+            for (i, &(r1, c1)) in cells.iter().enumerate() {
+                for &(r2, c2) in &cells[i + 1..] {
+                    assert!(
+                        r1 != r2 && c1 != c2 && r1.abs_diff(r2) != c1.abs_diff(c2),
+                        "{u:?}: {cells:?}"
+                    );
+                }
+            }
         }
     }
 

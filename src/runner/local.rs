@@ -10,8 +10,8 @@ use rayon::prelude::*;
 
 use crate::engine::counts::{Counts, Tally};
 use crate::engine::kernel::InnerBoard;
-use crate::engine::lanes::count_boards;
-use crate::engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
+use crate::engine::lanes::{count_tasks, Task};
+use crate::engine::plan::{first_mask, Border, Unit, UnitKind, UnitPlan, UnitResult};
 use crate::Error;
 
 /// Builds a rayon pool with exactly `threads` threads.
@@ -48,16 +48,24 @@ pub struct RunSummary {
 ///
 /// # Errors
 /// As [`pool`].
-pub fn run_units<F>(plan: &UnitPlan, units: &[Unit], threads: usize, stop: &AtomicBool, on_done: F) -> Result<RunSummary, Error>
+pub fn run_units<F>(
+    plan: &UnitPlan,
+    units: &[Unit],
+    threads: usize,
+    stop: &AtomicBool,
+    on_done: F,
+) -> Result<RunSummary, Error>
 where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
     let n = plan.n() as usize;
+    let pool = pool(threads)?;
     // Batches of units go to the interleaved kernel together (see engine::lanes): enough
     // batches for work stealing to balance threads (>= 16 per thread), small enough that a
-    // finished batch reports soon. n = 16: 3,223 border units, 2 threads -> batches of 16.
-    let batch = (units.len() / (threads * 16)).clamp(1, 16);
-    let summary = pool(threads)?.install(|| {
+    // finished batch reports soon, large enough that the lanes rarely run short of work.
+    // n = 16: 22,016 units, 2 threads -> batches of 64, 344 batches.
+    let batch = (units.len() / (threads * 16)).clamp(1, 256);
+    let summary = pool.install(|| {
         units
             .par_chunks(batch)
             .with_max_len(1)
@@ -92,14 +100,22 @@ where
 /// Runs a batch: border units together in the interleaved kernel, the small symmetric
 /// searches one by one. `None` if stopped.
 fn run_batch(n: usize, chunk: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
-    let boards: Vec<InnerBoard> = chunk
+    // Consecutive units of one border share its board: build it once.
+    let mut boards: Vec<(Border, InnerBoard)> = Vec::new();
+    let mut firsts = Vec::new();
+    for u in chunk {
+        if let UnitKind::Border { border, first, .. } = u.kind {
+            if boards.last().is_none_or(|(b, _)| *b != border) {
+                boards.push((border, border.search_board(n)));
+            }
+            firsts.push((boards.len() - 1, first_mask(first)));
+        }
+    }
+    let tasks: Vec<Task> = firsts
         .iter()
-        .filter_map(|u| match u.kind {
-            UnitKind::Border { border, .. } => Some(border.search_board(n)),
-            _ => None,
-        })
+        .map(|&(b, first)| (&boards[b].1, first))
         .collect();
-    let mut border_results = count_boards(&boards, stop)?.into_iter();
+    let mut border_results = count_tasks(&tasks, stop)?.into_iter();
     chunk
         .iter()
         .map(|u| match u.kind {
@@ -118,7 +134,9 @@ fn run_batch(n: usize, chunk: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResu
 /// As [`run_units`] and [`Tally::finish`].
 pub fn count_plan(plan: &UnitPlan, threads: usize) -> Result<Counts, Error> {
     let never = AtomicBool::new(false);
-    run_units(plan, plan.units(), threads, &never, |_, _| {})?.tally.finish(plan)
+    run_units(plan, plan.units(), threads, &never, |_, _| {})?
+        .tally
+        .finish(plan)
 }
 
 #[cfg(test)]
@@ -129,7 +147,10 @@ mod tests {
     fn raised_stop_runs_nothing() {
         let plan = UnitPlan::new(10);
         let stop = AtomicBool::new(true);
-        let s = run_units(&plan, plan.units(), 2, &stop, |_, _| panic!("no unit may run")).unwrap();
+        let s = run_units(&plan, plan.units(), 2, &stop, |_, _| {
+            panic!("no unit may run")
+        })
+        .unwrap();
         assert_eq!((s.finished, s.interrupted), (0, true));
     }
 

@@ -1,0 +1,140 @@
+//! CLI tests for `count` and `verify`: output, `--json`, and every bad input of the
+//! counting-engine issue.
+
+mod common;
+
+use common::nqueens;
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = nqueens().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn count_8_prints_92_and_12_and_matches_the_table() {
+    let out = stdout_of(&["count", "8"]);
+    assert!(out.contains("total    92\n"), "{out}");
+    assert!(out.contains("unique   12\n"), "{out}");
+    assert!(out.contains("size 8: 11   size 4: 1   size 2: 0"), "{out}");
+    assert!(out.contains("matches the known value"), "{out}");
+}
+
+#[test]
+fn count_1_prints_1_and_2_and_3_print_0() {
+    assert!(stdout_of(&["count", "1"]).contains("total    1\n"));
+    assert!(stdout_of(&["count", "2"]).contains("total    0\n"));
+    assert!(stdout_of(&["count", "3"]).contains("total    0\n"));
+}
+
+#[test]
+fn count_json_prints_numbers() {
+    let out = stdout_of(&["count", "10", "--json", "--threads", "2"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["n"], 10);
+    assert_eq!(v["total"], 724);
+    assert_eq!(v["unique"], 92);
+    assert_eq!(v["orbits8"], 89);
+    assert_eq!(v["threads"], 2);
+    assert!(v["nodes"].as_u64().unwrap() > 0);
+    assert!(v["seconds"].is_number());
+    assert_eq!(v["known"], "match");
+}
+
+#[test]
+fn count_range_prints_one_row_per_n() {
+    let out = stdout_of(&["count", "4..9"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7, "{out}"); // header + 6 rows
+    assert!(
+        lines[5].trim_start().starts_with("8 ") && lines[5].contains(" 92 "),
+        "{out}"
+    );
+    assert!(lines[1..].iter().all(|l| l.ends_with("ok")), "{out}");
+}
+
+#[test]
+fn count_range_json_prints_one_object_per_n() {
+    let out = stdout_of(&["count", "1..6", "--json"]);
+    let totals: Vec<u64> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["total"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(totals, [1, 0, 0, 2, 10, 4]);
+}
+
+#[test]
+fn verify_up_to_11_passes() {
+    let out = stdout_of(&["verify", "--max", "11"]);
+    assert_eq!(
+        out.lines().filter(|l| l.ends_with("  ok")).count(),
+        11,
+        "{out}"
+    );
+    assert!(out.contains("all 11 rows ok"));
+}
+
+fn assert_usage_error(args: &[&str], mentions: &str) {
+    let out = nqueens().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "{args:?}: one line wanted, got {err:?}"
+    );
+    assert!(
+        err.contains(mentions),
+        "{args:?}: {err:?} should mention {mentions:?}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn rejects_board_size_0() {
+    assert_usage_error(&["count", "0"], "between 1 and 64");
+}
+
+#[test]
+fn rejects_board_size_65() {
+    assert_usage_error(&["count", "65"], "between 1 and 64");
+}
+
+#[test]
+fn rejects_negative_board_size() {
+    assert_usage_error(&["count", "-3"], "-3");
+}
+
+#[test]
+fn rejects_text_as_board_size() {
+    assert_usage_error(&["count", "abc"], "'abc' is not a board size");
+}
+
+#[test]
+fn rejects_missing_board_size() {
+    assert_usage_error(&["count"], "<N|A..B>");
+}
+
+#[test]
+fn rejects_reversed_range() {
+    assert_usage_error(&["count", "9..4"], "reversed");
+}
+
+#[test]
+fn rejects_zero_threads() {
+    assert_usage_error(&["count", "8", "--threads", "0"], "at least 1 thread");
+}
+
+#[test]
+fn rejects_verify_max_0() {
+    assert_usage_error(&["verify", "--max", "0"], "between 1 and 64");
+}
