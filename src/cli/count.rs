@@ -188,10 +188,25 @@ impl CountReport {
     }
 }
 
-/// Rough single-thread wall time of a count, for the long-run warning: measured 0.7 s for
-/// n = 16 on a 2-core Xeon, growing about 7x per n (n = 15 -> 16 -> 17 measured 6.4x, 6.8x).
+/// Rough wall time of a count, for the long-run warning. Calibrated on a 2-core Xeon
+/// (Sapphire Rapids class): n = 16 takes 0.7 s on one thread; from there the time grows like
+/// the number of solutions (the known table's ratio Q(n)/Q(n-1), 6.5 at n = 17 rising to
+/// 10.5 at n = 27), and by 10.6 per n beyond the table.
 pub fn estimate_seconds(n: u32, threads: usize) -> f64 {
-    0.7 * 7f64.powi(n as i32 - 16) / threads as f64
+    let mut secs = 0.7;
+    for k in 17..=n {
+        secs *= match (known::lookup(k), known::lookup(k - 1)) {
+            (Some(a), Some(b)) => a.total as f64 / b.total as f64,
+            _ => 10.6,
+        };
+    }
+    for k in (n + 1..=16).rev() {
+        secs /= match (known::lookup(k), known::lookup(k - 1)) {
+            (Some(a), Some(b)) if b.total > 0 => a.total as f64 / b.total as f64,
+            _ => 8.0,
+        };
+    }
+    secs / threads as f64
 }
 
 /// Counts one size on `threads` threads and times it.
