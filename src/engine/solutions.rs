@@ -15,24 +15,57 @@
 use super::symmetry::Transform;
 use crate::Error;
 
-/// The explicit stack shared by [`Solutions`] and [`Steps`]: for each row the masks of the
-/// cells attacked from the rows above, the columns not yet tried, and the queen's column.
+/// The state of one row of the search: what the queens above it attack, and which of its
+/// safe columns are still to try. Small and `Copy`, so the hot loop keeps the current row's
+/// frame in registers and touches memory only to push or pop a row.
+#[derive(Clone, Copy, Debug, Default)]
+struct Frame {
+    /// Columns holding a queen in the rows above.
+    cols: u64,
+    /// Cells attacked along down-right diagonals (shifted left one column per row).
+    diag_down: u64,
+    /// Cells attacked along down-left diagonals (shifted right one column per row).
+    diag_up: u64,
+    /// Safe columns not yet tried.
+    free: u64,
+}
+
+impl Frame {
+    /// Removes and returns the lowest untried column as a one-bit mask (`free != 0`).
+    #[inline(always)]
+    fn take_lowest(&mut self) -> u64 {
+        debug_assert!(self.free != 0);
+        let bit = self.free & self.free.wrapping_neg(); // lowest free column: 0b0110 -> 0b0010
+        self.free ^= bit;
+        bit
+    }
+
+    /// The frame of the row below after a queen goes on `bit`; its columns to try are the
+    /// safe ones of `board` that `forbid` does not exclude.
+    #[inline(always)]
+    fn below(self, bit: u64, board: u64, forbid: u64) -> Frame {
+        let cols = self.cols | bit;
+        // Both diagonals move one column per row; bits shifted past the board are dropped
+        // by the `board` mask (or fall off the end of the u64 for n = 64).
+        let diag_down = (self.diag_down | bit) << 1;
+        let diag_up = (self.diag_up | bit) >> 1;
+        Frame { cols, diag_down, diag_up, free: board & !(cols | diag_down | diag_up | forbid) }
+    }
+}
+
+/// The explicit stack shared by [`Solutions`] and [`Steps`]: a frame and a queen's column
+/// per row. Fixed arrays of 64 (the largest board) indexed by `row & 63`, which the
+/// compiler sees is in bounds, so the hot loop carries no bounds checks.
 #[derive(Clone, Debug)]
 struct Stack {
     /// Board size.
     n: usize,
     /// The low `n` bits: the columns of the board.
     board: u64,
-    /// Per row: columns holding a queen in the rows above.
-    cols: Vec<u64>,
-    /// Per row: cells attacked along down-right diagonals (shifted left one column per row).
-    diag_down: Vec<u64>,
-    /// Per row: cells attacked along down-left diagonals (shifted right one column per row).
-    diag_up: Vec<u64>,
-    /// Per row: safe columns not yet tried.
-    free: Vec<u64>,
-    /// Per row: the column of the queen placed last (valid for the rows on the board).
-    perm: Vec<usize>,
+    /// Per row: the frame as it was when the search left the row (its untried columns).
+    frames: [Frame; 64],
+    /// Per row: the column of the row's queen (valid for the rows on the board).
+    perm: [usize; 64],
 }
 
 impl Stack {
@@ -40,50 +73,33 @@ impl Stack {
     fn new(n: usize) -> Stack {
         debug_assert!((1..=64).contains(&n));
         let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let mut free = vec![0; n];
-        free[0] = board;
-        Stack {
-            n,
-            board,
-            cols: vec![0; n],
-            diag_down: vec![0; n],
-            diag_up: vec![0; n],
-            free,
-            perm: vec![0; n],
-        }
+        let mut frames = [Frame::default(); 64];
+        frames[0].free = board;
+        Stack { n, board, frames, perm: [0; 64] }
+    }
+
+    /// The queens' columns, one per row.
+    fn perm(&self) -> &[usize] {
+        &self.perm[..self.n]
     }
 
     /// Takes the lowest untried safe column of `row` and records it as the row's queen, or
     /// returns `None` when the row is exhausted.
-    #[inline]
     fn take(&mut self, row: usize) -> Option<usize> {
-        let free = self.free[row];
-        if free == 0 {
+        let frame = &mut self.frames[row & 63];
+        if frame.free == 0 {
             return None;
         }
-        let bit = free & free.wrapping_neg(); // lowest free column: 0b0110 -> 0b0010
-        self.free[row] = free ^ bit;
-        let col = bit.trailing_zeros() as usize;
-        self.perm[row] = col;
+        let col = frame.take_lowest().trailing_zeros() as usize;
+        self.perm[row & 63] = col;
         Some(col)
     }
 
-    /// Opens row `row + 1` below the queen of `row`: its attacked cells and, as its columns
-    /// to try, the safe ones that `forbid` does not exclude.
-    #[inline]
-    fn descend(&mut self, row: usize, forbid: u64) {
+    /// Opens row `row + 1` below the queen of `row`.
+    fn descend(&mut self, row: usize) {
         debug_assert!(row + 1 < self.n);
-        let bit = 1u64 << self.perm[row];
-        let cols = self.cols[row] | bit;
-        // Both diagonals move one column per row; bits shifted past the board are dropped
-        // by the `board` mask (or fall off the end of the u64 for n = 64).
-        let diag_down = (self.diag_down[row] | bit) << 1;
-        let diag_up = (self.diag_up[row] | bit) >> 1;
-        let below = row + 1;
-        self.cols[below] = cols;
-        self.diag_down[below] = diag_down;
-        self.diag_up[below] = diag_up;
-        self.free[below] = self.board & !(cols | diag_down | diag_up | forbid);
+        let bit = 1u64 << self.perm[row & 63];
+        self.frames[(row + 1) & 63] = self.frames[row & 63].below(bit, self.board, 0);
     }
 }
 
@@ -112,9 +128,8 @@ pub struct Solutions {
     row: usize,
     /// True: yield only canonical solutions (the smallest of their orbit).
     unique: bool,
-    /// Per row, columns excluded by the symmetry bounds of [`Solutions::unique`] (all zero
-    /// when listing every solution).
-    forbid: Vec<u64>,
+    /// Per row, columns excluded by the symmetry bounds of [`Solutions::unique`].
+    forbid: [u64; 64],
     /// Scratch: the inverse permutation of a complete candidate (`inv[col] = row`).
     inv: Vec<usize>,
 }
@@ -130,7 +145,7 @@ impl Solutions {
             stack: Stack::new(n),
             row: 0,
             unique: false,
-            forbid: vec![0; n],
+            forbid: [0; 64],
             inv: vec![0; n],
         })
     }
@@ -162,7 +177,7 @@ impl Solutions {
         let n = s.stack.n;
         s.unique = true;
         // Row 0: columns 0..=(n-1)/2, the left half including the middle column.
-        s.stack.free[0] = s.stack.board >> (n - 1 - (n - 1) / 2);
+        s.stack.frames[0].free = s.stack.board >> (n - 1 - (n - 1) / 2);
         Ok(s)
     }
 
@@ -182,44 +197,69 @@ impl Solutions {
     /// ```
     pub fn next_solution(&mut self) -> Option<&[usize]> {
         if self.advance() {
-            Some(&self.stack.perm)
+            Some(self.stack.perm())
         } else {
             None
         }
     }
 
     /// Runs the search to the next solution; false when it is exhausted.
+    fn advance(&mut self) -> bool {
+        // Two copies of the loop, so the listing of every solution carries no symmetry test.
+        if self.unique {
+            self.advance_with::<true>()
+        } else {
+            self.advance_with::<false>()
+        }
+    }
+
+    /// The search loop; `UNIQUE` adds the symmetry bounds and the canonical test.
     ///
     /// ```text
+    /// frame = the current row's (in registers)
     /// loop:
-    ///     col = lowest untried safe column of row   (none: back up one row; none at row 0: done)
-    ///     if row is the last: yield perm            (resume here next time)
-    ///     else open row + 1 below the new queen
+    ///     no untried column: back up one row (reload its frame); at row 0: done
+    ///     take the lowest untried column, record it in perm
+    ///     last row: yield perm (save the frame: the next call resumes here)
+    ///     below = the row below's frame; no safe column there: next column (dead end)
+    ///     else: push the frame, frame = below
     /// ```
-    fn advance(&mut self) -> bool {
-        let n = self.stack.n;
+    #[inline(always)]
+    fn advance_with<const UNIQUE: bool>(&mut self) -> bool {
+        let (n, board) = (self.stack.n, self.stack.board);
         let mut row = self.row;
+        let mut frame = self.stack.frames[row & 63];
         loop {
-            let Some(col) = self.stack.take(row) else {
+            if frame.free == 0 {
                 if row == 0 {
+                    self.stack.frames[0] = frame;
                     self.row = 0;
                     return false; // row 0 stays exhausted: later calls end here too
                 }
                 row -= 1;
+                frame = self.stack.frames[row & 63];
                 continue;
-            };
+            }
+            let bit = frame.take_lowest();
+            self.stack.perm[row & 63] = bit.trailing_zeros() as usize;
             if row + 1 == n {
-                if self.unique && !self.is_canonical() {
+                if UNIQUE && !self.is_canonical() {
                     continue;
                 }
+                self.stack.frames[row & 63] = frame;
                 self.row = row;
                 return true;
             }
-            if self.unique && row == 0 {
-                self.bound_edges(col);
+            if UNIQUE && row == 0 {
+                self.bound_edges(bit.trailing_zeros() as usize);
             }
-            self.stack.descend(row, self.forbid[row + 1]);
+            let below = frame.below(bit, board, if UNIQUE { self.forbid[(row + 1) & 63] } else { 0 });
+            if below.free == 0 {
+                continue; // a dead end: most nodes deep in the tree; nothing to push or pop
+            }
+            self.stack.frames[row & 63] = frame;
             row += 1;
+            frame = below;
         }
     }
 
@@ -242,7 +282,7 @@ impl Solutions {
 
     /// True if the complete candidate in `perm` is not larger than any of its 7 images.
     fn is_canonical(&mut self) -> bool {
-        let perm = &self.stack.perm;
+        let perm = self.stack.perm();
         for (row, &col) in perm.iter().enumerate() {
             self.inv[col] = row;
         }
@@ -399,7 +439,7 @@ impl Iterator for Steps {
                 if row == last {
                     self.owed = 2;
                 } else {
-                    self.stack.descend(row, 0);
+                    self.stack.descend(row);
                     self.row += 1;
                 }
                 Some(Step::Place { row, col })
