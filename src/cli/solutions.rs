@@ -115,11 +115,10 @@ fn draw(solutions: &mut Solutions, unique: bool, seed: Option<u64>) -> anyhow::R
 }
 
 /// A seed that differs from run to run: std's `RandomState` keys come from the operating
-/// system's random source, so no extra crate is needed for one number.
+/// system's random source, so hashing nothing with them gives a random number, no extra
+/// crate needed.
 fn fresh_seed() -> u64 {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(0x6e71_7565_656e_73); // "nqueens"
-    h.finish()
+    std::collections::hash_map::RandomState::new().build_hasher().finish()
 }
 
 /// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
