@@ -9,7 +9,12 @@ use nqueens::Solutions;
 
 /// Counts the solutions by walking the lending iterator (no allocation per solution).
 fn walk(n: u32, unique: bool) -> u64 {
-    let mut s = if unique { Solutions::unique(n) } else { Solutions::new(n) }.expect("n is in range");
+    let mut s = if unique {
+        Solutions::unique(n)
+    } else {
+        Solutions::new(n)
+    }
+    .expect("n is in range");
     let mut found = 0;
     while s.next_solution().is_some() {
         found += 1;
@@ -36,10 +41,18 @@ fn write_perm(n: u32) -> u64 {
 fn listing(c: &mut Criterion) {
     let mut g = c.benchmark_group("listing");
     g.sample_size(10);
-    g.bench_function("walk 12", |b| b.iter(|| assert_eq!(walk(12, false), 14_200)));
-    g.bench_function("walk 14", |b| b.iter(|| assert_eq!(walk(14, false), 365_596)));
-    g.bench_function("walk unique 14", |b| b.iter(|| assert_eq!(walk(14, true), 45_752)));
-    g.bench_function("perm via fmt 12", |b| b.iter(|| assert_eq!(write_perm(12), 14_200)));
+    g.bench_function("walk 12", |b| {
+        b.iter(|| assert_eq!(walk(12, false), 14_200))
+    });
+    g.bench_function("walk 14", |b| {
+        b.iter(|| assert_eq!(walk(14, false), 365_596))
+    });
+    g.bench_function("walk unique 14", |b| {
+        b.iter(|| assert_eq!(walk(14, true), 45_752))
+    });
+    g.bench_function("perm via fmt 12", |b| {
+        b.iter(|| assert_eq!(write_perm(12), 14_200))
+    });
     g.finish();
 }
 

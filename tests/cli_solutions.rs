@@ -13,8 +13,16 @@ use common::nqueens;
 /// Runs `nqueens args`, expects success, returns stdout.
 fn stdout_of(args: &[&str]) -> String {
     let out = nqueens().args(args).output().expect("the binary runs");
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("output is UTF-8")
 }
 
@@ -32,7 +40,11 @@ fn error_of(args: &[&str]) -> String {
 /// Parses `perm` output (1-based columns) into 0-based solutions.
 fn parse_perm(text: &str) -> Vec<Vec<usize>> {
     text.lines()
-        .map(|l| l.split(' ').map(|c| c.parse::<usize>().expect("a column") - 1).collect())
+        .map(|l| {
+            l.split(' ')
+                .map(|c| c.parse::<usize>().expect("a column") - 1)
+                .collect()
+        })
         .collect()
 }
 
@@ -48,7 +60,10 @@ fn list_is_an_alias_of_solutions() {
 
 #[test]
 fn solutions_4_as_lisp() {
-    assert_eq!(stdout_of(&["solutions", "4", "--format", "lisp"]), "(2 4 1 3)\n(3 1 4 2)\n");
+    assert_eq!(
+        stdout_of(&["solutions", "4", "--format", "lisp"]),
+        "(2 4 1 3)\n(3 1 4 2)\n"
+    );
 }
 
 #[test]
@@ -106,7 +121,10 @@ fn solutions_5_as_json_lines() {
 {\"n\":5,\"index\":0,\"columns\":[0,2,4,1,3]}
 {\"n\":5,\"index\":1,\"columns\":[0,3,1,4,2]}
 ";
-    assert_eq!(stdout_of(&["solutions", "5", "--format", "json", "--limit", "2"]), want);
+    assert_eq!(
+        stdout_of(&["solutions", "5", "--format", "json", "--limit", "2"]),
+        want
+    );
 }
 
 #[test]
@@ -132,16 +150,31 @@ fn first_solution_of_4_as_svg() {
 </g>
 </svg>
 "##;
-    assert_eq!(stdout_of(&["solutions", "4", "--first", "--format", "svg"]), want);
+    assert_eq!(
+        stdout_of(&["solutions", "4", "--first", "--format", "svg"]),
+        want
+    );
 }
 
 #[test]
 fn every_listed_solution_is_valid_distinct_sorted_and_counted() {
     for n in 1..=10u32 {
         let listed = parse_perm(&stdout_of(&["solutions", &n.to_string()]));
-        assert!(listed.iter().all(|p| p.len() == n as usize && nqueens::is_solution(p)), "n = {n}");
-        assert!(listed.windows(2).all(|w| w[0] < w[1]), "n = {n}: strictly increasing, so distinct");
-        assert_eq!(listed.len() as u128, nqueens::count(n).unwrap().total, "n = {n}");
+        assert!(
+            listed
+                .iter()
+                .all(|p| p.len() == n as usize && nqueens::is_solution(p)),
+            "n = {n}"
+        );
+        assert!(
+            listed.windows(2).all(|w| w[0] < w[1]),
+            "n = {n}: strictly increasing, so distinct"
+        );
+        assert_eq!(
+            listed.len() as u128,
+            nqueens::count(n).unwrap().total,
+            "n = {n}"
+        );
     }
 }
 
@@ -149,15 +182,26 @@ fn every_listed_solution_is_valid_distinct_sorted_and_counted() {
 fn unique_lists_one_board_per_symmetry_class() {
     for n in 1..=10u32 {
         let listed = parse_perm(&stdout_of(&["solutions", &n.to_string(), "--unique"]));
-        assert_eq!(listed.len() as u128, nqueens::count(n).unwrap().unique, "n = {n}");
+        assert_eq!(
+            listed.len() as u128,
+            nqueens::count(n).unwrap().unique,
+            "n = {n}"
+        );
         let mut classes = HashSet::new();
         for p in &listed {
             assert!(nqueens::is_solution(p));
-            assert_eq!(&nqueens::canonical(p), p, "n = {n}: each is the smallest of its orbit");
+            assert_eq!(
+                &nqueens::canonical(p),
+                p,
+                "n = {n}: each is the smallest of its orbit"
+            );
             // No two listed boards are images of each other: their orbits are disjoint.
             for t in nqueens::Transform::ALL {
                 let image = t.apply_to_solution(p);
-                assert!(image == *p || !listed.contains(&image), "n = {n}: {p:?} and {image:?}");
+                assert!(
+                    image == *p || !listed.contains(&image),
+                    "n = {n}: {p:?} and {image:?}"
+                );
             }
             classes.insert(nqueens::canonical(p));
         }
@@ -167,10 +211,25 @@ fn unique_lists_one_board_per_symmetry_class() {
 
 #[test]
 fn limit_and_first_cut_the_listing() {
-    assert_eq!(stdout_of(&["solutions", "8", "--limit", "3"]), "1 5 8 6 3 7 2 4\n1 6 8 3 7 4 2 5\n1 7 4 6 8 2 5 3\n");
-    assert_eq!(stdout_of(&["solutions", "8", "--first"]), "1 5 8 6 3 7 2 4\n");
-    assert_eq!(stdout_of(&["solutions", "4", "--limit", "50"]).lines().count(), 2);
-    assert_eq!(stdout_of(&["solutions", "3"]), "", "no solutions: no output, success");
+    assert_eq!(
+        stdout_of(&["solutions", "8", "--limit", "3"]),
+        "1 5 8 6 3 7 2 4\n1 6 8 3 7 4 2 5\n1 7 4 6 8 2 5 3\n"
+    );
+    assert_eq!(
+        stdout_of(&["solutions", "8", "--first"]),
+        "1 5 8 6 3 7 2 4\n"
+    );
+    assert_eq!(
+        stdout_of(&["solutions", "4", "--limit", "50"])
+            .lines()
+            .count(),
+        2
+    );
+    assert_eq!(
+        stdout_of(&["solutions", "3"]),
+        "",
+        "no solutions: no output, success"
+    );
 }
 
 #[test]
@@ -181,23 +240,40 @@ fn random_with_a_seed_is_reproducible_and_valid() {
     assert_eq!(p.len(), 1);
     assert!(nqueens::is_solution(&p[0]));
     // Different seeds can draw different solutions: ten seeds give more than one of 92.
-    let drawn: HashSet<String> =
-        (0..10).map(|s| stdout_of(&["solutions", "8", "--random", "--seed", &s.to_string()])).collect();
+    let drawn: HashSet<String> = (0..10)
+        .map(|s| stdout_of(&["solutions", "8", "--random", "--seed", &s.to_string()]))
+        .collect();
     assert!(drawn.len() > 1, "{drawn:?}");
 }
 
 #[test]
 fn random_json_names_the_drawn_index() {
     let line = stdout_of(&["solutions", "8", "--random", "--seed", "7", "-f", "json"]);
-    let index: usize = line.split("\"index\":").nth(1).and_then(|r| r.split(',').next()).unwrap().parse().unwrap();
+    let index: usize = line
+        .split("\"index\":")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
     let all = parse_perm(&stdout_of(&["solutions", "8"]));
     let columns: Vec<String> = all[index].iter().map(usize::to_string).collect();
-    assert!(line.contains(&format!("\"columns\":[{}]", columns.join(","))), "{line}");
+    assert!(
+        line.contains(&format!("\"columns\":[{}]", columns.join(","))),
+        "{line}"
+    );
 }
 
 #[test]
 fn random_unique_draws_a_canonical_board() {
-    let p = parse_perm(&stdout_of(&["solutions", "8", "--unique", "--random", "--seed", "3"]));
+    let p = parse_perm(&stdout_of(&[
+        "solutions",
+        "8",
+        "--unique",
+        "--random",
+        "--seed",
+        "3",
+    ]));
     assert_eq!(nqueens::canonical(&p[0]), p[0]);
 }
 
@@ -210,19 +286,34 @@ fn closing_the_pipe_early_exits_quietly() {
         .spawn()
         .expect("the binary runs");
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap(); // then dropped
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap(); // then dropped
     let out = child.wait_with_output().unwrap();
     assert_eq!(first, "1 3 5 8 10 12 6 11 2 7 9 4\n");
     assert!(out.status.success(), "{:?}", out.status);
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn solve_8_by_construction() {
     assert_eq!(stdout_of(&["solve", "8"]), "2 4 6 8 3 1 7 5\n");
-    assert_eq!(stdout_of(&["solve", "8", "-f", "tuple"]), "(1, 3, 5, 7, 2, 0, 6, 4)\n");
-    assert_eq!(stdout_of(&["solve", "4", "-f", "json"]), "{\"n\":4,\"columns\":[1,3,0,2]}\n");
-    assert_eq!(stdout_of(&["solve", "4", "-f", "board"]), ". Q . .\n. . . Q\nQ . . .\n. . Q .\n");
+    assert_eq!(
+        stdout_of(&["solve", "8", "-f", "tuple"]),
+        "(1, 3, 5, 7, 2, 0, 6, 4)\n"
+    );
+    assert_eq!(
+        stdout_of(&["solve", "4", "-f", "json"]),
+        "{\"n\":4,\"columns\":[1,3,0,2]}\n"
+    );
+    assert_eq!(
+        stdout_of(&["solve", "4", "-f", "board"]),
+        ". Q . .\n. . . Q\nQ . . .\n. . Q .\n"
+    );
 }
 
 #[test]
@@ -281,9 +372,15 @@ done: 32 steps, 2 solutions
 #[test]
 fn animate_stops_at_the_first_solution_by_default() {
     let log = stdout_of(&["animate", "4"]);
-    assert!(log.ends_with("place 4 3\nsolution 1: 2 4 1 3\ndone: 12 steps, 1 solution\n"), "{log}");
+    assert!(
+        log.ends_with("place 4 3\nsolution 1: 2 4 1 3\ndone: 12 steps, 1 solution\n"),
+        "{log}"
+    );
     let log = stdout_of(&["animate", "6", "--until", "2"]);
-    assert!(log.contains("solution 2: ") && !log.contains("solution 3: "), "{log}");
+    assert!(
+        log.contains("solution 2: ") && !log.contains("solution 3: "),
+        "{log}"
+    );
 }
 
 #[test]
@@ -299,7 +396,10 @@ fn rejects_board_sizes_0_and_65_and_text() {
 #[test]
 fn rejects_unknown_format() {
     let err = error_of(&["solutions", "8", "--format", "xml"]);
-    assert!(err.contains("'xml'") && err.contains("perm, lisp, tuple, board, unicode, json, svg"), "{err}");
+    assert!(
+        err.contains("'xml'") && err.contains("perm, lisp, tuple, board, unicode, json, svg"),
+        "{err}"
+    );
     error_of(&["solve", "8", "-f", "png"]);
 }
 
@@ -335,5 +435,8 @@ fn rejects_boards_too_wide_to_draw_and_boards_without_solutions() {
 #[test]
 fn rejects_random_beyond_its_practical_limit() {
     let err = error_of(&["solutions", "17", "--random"]);
-    assert!(err.contains("n <= 16") && err.contains("nqueens solve 17"), "{err}");
+    assert!(
+        err.contains("n <= 16") && err.contains("nqueens solve 17"),
+        "{err}"
+    );
 }

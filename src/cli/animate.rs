@@ -73,12 +73,13 @@ impl Until {
 }
 
 fn parse_animate_n(s: &str) -> Result<u32, String> {
-    let v: i128 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a board size: expected a whole number from 1 to {ANIMATE_MAX_N}"))?;
+    let v: i128 = s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a board size: expected a whole number from 1 to {ANIMATE_MAX_N}")
+    })?;
     if v < 1 || v > i128::from(ANIMATE_MAX_N) {
-        return Err(format!("board size {v} is out of range: animate shows n from 1 to {ANIMATE_MAX_N}"));
+        return Err(format!(
+            "board size {v} is out of range: animate shows n from 1 to {ANIMATE_MAX_N}"
+        ));
     }
     Ok(v as u32)
 }
@@ -86,7 +87,9 @@ fn parse_animate_n(s: &str) -> Result<u32, String> {
 fn parse_delay(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
         Ok(ms) if ms <= DELAY_MAX_MS => Ok(ms),
-        _ => Err(format!("'{s}' is not a delay: expected milliseconds from 0 to {DELAY_MAX_MS}")),
+        _ => Err(format!(
+            "'{s}' is not a delay: expected milliseconds from 0 to {DELAY_MAX_MS}"
+        )),
     }
 }
 
@@ -95,9 +98,14 @@ fn parse_until(s: &str) -> Result<Until, String> {
         "first" => Ok(Until::Solutions(1)),
         "all" => Ok(Until::All),
         t => match t.parse::<u64>() {
-            Ok(0) => Err("stopping after 0 solutions shows nothing: use first, all or a count of at least 1".into()),
+            Ok(0) => Err(
+                "stopping after 0 solutions shows nothing: use first, all or a count of at least 1"
+                    .into(),
+            ),
             Ok(k) => Ok(Until::Solutions(k)),
-            Err(_) => Err(format!("'{s}' is not a stopping point: expected first, all or a count of at least 1")),
+            Err(_) => Err(format!(
+                "'{s}' is not a stopping point: expected first, all or a count of at least 1"
+            )),
         },
     }
 }
@@ -134,12 +142,20 @@ fn record(step: Step, steps: &Steps, tally: &mut Tally) -> String {
     match step {
         Step::Place { row, col } | Step::Remove { row, col } => {
             tally.steps += 1;
-            let verb = if matches!(step, Step::Place { .. }) { "place" } else { "remove" };
+            let verb = if matches!(step, Step::Place { .. }) {
+                "place"
+            } else {
+                "remove"
+            };
             format!("{verb} {} {}", row + 1, col + 1)
         }
         Step::Solution => {
             tally.solutions += 1;
-            format!("solution {}: {}", tally.solutions, one_based(steps.placed()))
+            format!(
+                "solution {}: {}",
+                tally.solutions,
+                one_based(steps.placed())
+            )
         }
     }
 }
@@ -205,7 +221,8 @@ fn sleep_unless_stopped(pause: Duration, stop: &AtomicBool) -> bool {
 fn animate_on_terminal(mut steps: Steps, a: &AnimateArgs) -> Outcome {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
     let delay = Duration::from_millis(a.delay);
     let mut tally = Tally::default();
     let mut last_solution: Option<Vec<usize>> = None;
@@ -250,7 +267,12 @@ fn frame(steps: &Steps, tally: Tally, what: &str, a: &AnimateArgs) -> String {
     let placed = steps.placed();
     let trying = (placed.len() < n).then_some(placed.len());
     // Attacked squares of the row being tried: a column or a diagonal of a placed queen.
-    let attacked = |row: usize, col: usize| placed.iter().enumerate().any(|(r, &c)| c == col || row - r == col.abs_diff(c));
+    let attacked = |row: usize, col: usize| {
+        placed
+            .iter()
+            .enumerate()
+            .any(|(r, &c)| c == col || row - r == col.abs_diff(c))
+    };
     let mut s = String::with_capacity(n * n * 24 + 400);
     s.push_str("\x1b[H"); // cursor home: draw over the previous frame
     let _ = writeln!(s, " {n}-queens backtracking search\x1b[K");
@@ -287,7 +309,11 @@ fn frame(steps: &Steps, tally: Tally, what: &str, a: &AnimateArgs) -> String {
         Until::Solutions(1) => "the first solution".to_string(),
         Until::Solutions(k) => format!("{k} solutions"),
     };
-    let _ = writeln!(s, " delay {} ms, until {until}; Ctrl-C stops\x1b[K", a.delay);
+    let _ = writeln!(
+        s,
+        " delay {} ms, until {until}; Ctrl-C stops\x1b[K",
+        a.delay
+    );
     s
 }
 
@@ -308,8 +334,20 @@ mod tests {
     fn frame_highlights_the_row_being_tried() {
         let mut steps = Steps::new(4).unwrap();
         steps.next(); // place 1 1
-        let args = AnimateArgs { n: 4, delay: 0, until: Until::All };
-        let f = frame(&steps, Tally { steps: 1, solutions: 0 }, "place 1 1", &args);
+        let args = AnimateArgs {
+            n: 4,
+            delay: 0,
+            until: Until::All,
+        };
+        let f = frame(
+            &steps,
+            Tally {
+                steps: 1,
+                solutions: 0,
+            },
+            "place 1 1",
+            &args,
+        );
         assert!(f.contains("trying row 2"));
         assert_eq!(f.matches('♛').count(), 1);
         // Row 2 (index 1): columns 1 and 2 attacked by the queen at (1, 1), so two crosses.

@@ -88,7 +88,11 @@ pub struct Renderer {
 impl Renderer {
     /// A renderer for `format` that has written nothing yet.
     pub fn new(format: Format) -> Renderer {
-        Renderer { format, buf: Vec::with_capacity(256), written: 0 }
+        Renderer {
+            format,
+            buf: Vec::with_capacity(256),
+            written: 0,
+        }
     }
 
     /// Writes one solution (`perm[row] = col`, 0-based); `index` is its position in a
@@ -96,7 +100,12 @@ impl Renderer {
     ///
     /// # Errors
     /// The writer's errors (a closed pipe among them).
-    pub fn write(&mut self, out: &mut impl Write, perm: &[usize], index: Option<u64>) -> io::Result<()> {
+    pub fn write(
+        &mut self,
+        out: &mut impl Write,
+        perm: &[usize],
+        index: Option<u64>,
+    ) -> io::Result<()> {
         let buf = &mut self.buf;
         buf.clear();
         let between_boards = self.written > 0;
@@ -109,11 +118,19 @@ impl Renderer {
                 if between_boards {
                     buf.push(b'\n');
                 }
-                let glyphs = if self.format == Format::Board { ["Q", ".", "."] } else { ["♛", "□", "■"] };
+                let glyphs = if self.format == Format::Board {
+                    ["Q", ".", "."]
+                } else {
+                    ["♛", "□", "■"]
+                };
                 board(buf, perm, glyphs);
             }
             Format::Json => {
-                let record = SolutionRecord { n: perm.len(), index, columns: perm };
+                let record = SolutionRecord {
+                    n: perm.len(),
+                    index,
+                    columns: perm,
+                };
                 serde_json::to_writer(&mut *buf, &record).map_err(io::Error::from)?;
                 buf.push(b'\n');
             }
@@ -194,22 +211,37 @@ fn svg(buf: &mut Vec<u8>, perm: &[usize]) {
     let n = perm.len();
     let side = n * SQUARE;
     let mut s = String::with_capacity(200 + n * n * 30);
-    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" viewBox="0 0 {side} {side}">"#);
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" viewBox="0 0 {side} {side}">"#
+    );
     let _ = writeln!(s, "<title>{n} queens: {}</title>", one_based(perm));
-    let _ = writeln!(s, r##"<rect width="{side}" height="{side}" fill="#f0d9b5"/>"##);
+    let _ = writeln!(
+        s,
+        r##"<rect width="{side}" height="{side}" fill="#f0d9b5"/>"##
+    );
     let _ = writeln!(s, r##"<g fill="#b58863">"##);
     for row in 0..n {
         for col in (0..n).filter(|c| (row + c) % 2 == 1) {
             let (x, y) = (col * SQUARE, row * SQUARE);
-            let _ = writeln!(s, r#"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}"/>"#);
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}"/>"#
+            );
         }
     }
     s.push_str("</g>\n");
-    let _ = writeln!(s, r##"<g fill="#222222" stroke="#ffffff" stroke-width="1.5" stroke-linejoin="round">"##);
+    let _ = writeln!(
+        s,
+        r##"<g fill="#222222" stroke="#ffffff" stroke-width="1.5" stroke-linejoin="round">"##
+    );
     for (row, &col) in perm.iter().enumerate() {
         // A five-point crown from (7,28) to (33,28) and a base bar below it, in a 40 px square.
         let (x, y) = (col * SQUARE + 7, row * SQUARE + 28);
-        let _ = writeln!(s, r#"<path d="M{x} {y}l-3 -16l8 8l2 -11l6 9l6 -9l2 11l8 -8l-3 16zm0 3h26v4h-26z"/>"#);
+        let _ = writeln!(
+            s,
+            r#"<path d="M{x} {y}l-3 -16l8 8l2 -11l6 9l6 -9l2 11l8 -8l-3 16zm0 3h26v4h-26z"/>"#
+        );
     }
     s.push_str("</g>\n</svg>\n");
     buf.extend_from_slice(s.as_bytes());
@@ -235,7 +267,10 @@ mod tests {
         assert_eq!(render(Format::Lisp, &[p]), "(1 5 8 6 3 7 2 4)\n");
         assert_eq!(render(Format::Tuple, &[p]), "(0, 4, 7, 5, 2, 6, 1, 3)\n");
         assert_eq!(render(Format::Tuple, &[&[0]]), "(0,)\n");
-        assert_eq!(render(Format::Json, &[p]), "{\"n\":8,\"index\":0,\"columns\":[0,4,7,5,2,6,1,3]}\n");
+        assert_eq!(
+            render(Format::Json, &[p]),
+            "{\"n\":8,\"index\":0,\"columns\":[0,4,7,5,2,6,1,3]}\n"
+        );
     }
 
     #[test]

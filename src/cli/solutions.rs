@@ -54,7 +54,10 @@ pub struct SolutionsArgs {
 
 /// Parses `--limit`, at least 1.
 fn parse_limit(s: &str) -> Result<u64, String> {
-    let k: u64 = s.trim().parse().map_err(|_| format!("'{s}' is not a count: expected a whole number of at least 1"))?;
+    let k: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a count: expected a whole number of at least 1"))?;
     if k == 0 {
         return Err("a limit of 0 lists nothing: use at least 1".into());
     }
@@ -68,7 +71,11 @@ pub fn run(a: &SolutionsArgs) -> Outcome {
     if a.format == Format::Svg && !single {
         bail!("--format svg draws one board: add --first, --random or --limit 1");
     }
-    let mut solutions = if a.unique { Solutions::unique(n)? } else { Solutions::new(n)? };
+    let mut solutions = if a.unique {
+        Solutions::unique(n)?
+    } else {
+        Solutions::new(n)?
+    };
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut render = Renderer::new(a.format);
     let written = if a.random {
@@ -76,10 +83,16 @@ pub fn run(a: &SolutionsArgs) -> Outcome {
         render.write(&mut out, &perm, Some(index))?;
         1
     } else {
-        let limit = if a.first { 1 } else { a.limit.unwrap_or(u64::MAX) };
+        let limit = if a.first {
+            1
+        } else {
+            a.limit.unwrap_or(u64::MAX)
+        };
         let mut index = 0;
         while index < limit {
-            let Some(perm) = solutions.next_solution() else { break };
+            let Some(perm) = solutions.next_solution() else {
+                break;
+            };
             render.write(&mut out, perm, Some(index))?;
             index += 1;
         }
@@ -94,7 +107,11 @@ pub fn run(a: &SolutionsArgs) -> Outcome {
 
 /// Draws one solution of `solutions` uniformly: counts them with the fast engine, draws an
 /// index below the count, and walks the listing to it. Returns the index and the solution.
-fn draw(solutions: &mut Solutions, unique: bool, seed: Option<u64>) -> anyhow::Result<(u64, Vec<usize>)> {
+fn draw(
+    solutions: &mut Solutions,
+    unique: bool,
+    seed: Option<u64>,
+) -> anyhow::Result<(u64, Vec<usize>)> {
     let n = solutions.n() as u32;
     if n > RANDOM_MAX_N {
         bail!(
@@ -110,7 +127,9 @@ fn draw(solutions: &mut Solutions, unique: bool, seed: Option<u64>) -> anyhow::R
     let seed = seed.unwrap_or_else(fresh_seed);
     let index = SplitMix64(seed).below(total);
     let k = usize::try_from(index).expect("index below a count that fits in memory-sized walks");
-    let perm = solutions.nth(k).with_context(|| format!("the listing of n = {n} ended before index {index} of {total}"))?;
+    let perm = solutions
+        .nth(k)
+        .with_context(|| format!("the listing of n = {n} ended before index {index} of {total}"))?;
     Ok((index, perm))
 }
 
@@ -118,7 +137,9 @@ fn draw(solutions: &mut Solutions, unique: bool, seed: Option<u64>) -> anyhow::R
 /// system's random source, so hashing nothing with them gives a random number, no extra
 /// crate needed.
 fn fresh_seed() -> u64 {
-    std::collections::hash_map::RandomState::new().build_hasher().finish()
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
 }
 
 /// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",

@@ -29,12 +29,13 @@ pub struct SolveArgs {
 
 /// Parses a board size for `solve`, 1..=10,000,000.
 fn parse_big_n(s: &str) -> Result<usize, String> {
-    let v: i128 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}"))?;
+    let v: i128 = s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}")
+    })?;
     if v < 1 || v > SOLVE_MAX_N as i128 {
-        return Err(format!("board size {v} is out of range: n must be between 1 and {SOLVE_MAX_N}"));
+        return Err(format!(
+            "board size {v} is out of range: n must be between 1 and {SOLVE_MAX_N}"
+        ));
     }
     Ok(v as usize)
 }
@@ -68,7 +69,9 @@ mod tests {
     #[test]
     fn parses_board_sizes_up_to_ten_million() {
         assert_eq!(parse_big_n("10000000"), Ok(10_000_000));
-        assert!(parse_big_n("10000001").unwrap_err().contains("between 1 and 10000000"));
+        assert!(parse_big_n("10000001")
+            .unwrap_err()
+            .contains("between 1 and 10000000"));
         assert!(parse_big_n("0").is_err());
         assert!(parse_big_n("ten").unwrap_err().contains("'ten'"));
     }

@@ -49,7 +49,12 @@ impl Frame {
         // by the `board` mask (or fall off the end of the u64 for n = 64).
         let diag_down = (self.diag_down | bit) << 1;
         let diag_up = (self.diag_up | bit) >> 1;
-        Frame { cols, diag_down, diag_up, free: board & !(cols | diag_down | diag_up | forbid) }
+        Frame {
+            cols,
+            diag_down,
+            diag_up,
+            free: board & !(cols | diag_down | diag_up | forbid),
+        }
     }
 }
 
@@ -75,7 +80,12 @@ impl Stack {
         let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut frames = [Frame::default(); 64];
         frames[0].free = board;
-        Stack { n, board, frames, perm: [0; 64] }
+        Stack {
+            n,
+            board,
+            frames,
+            perm: [0; 64],
+        }
     }
 
     /// The queens' columns, one per row.
@@ -253,7 +263,15 @@ impl Solutions {
             if UNIQUE && row == 0 {
                 self.bound_edges(bit.trailing_zeros() as usize);
             }
-            let below = frame.below(bit, board, if UNIQUE { self.forbid[(row + 1) & 63] } else { 0 });
+            let below = frame.below(
+                bit,
+                board,
+                if UNIQUE {
+                    self.forbid[(row + 1) & 63]
+                } else {
+                    0
+                },
+            );
             if below.free == 0 {
                 continue; // a dead end: most nodes deep in the tree; nothing to push or pop
             }
