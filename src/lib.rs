@@ -19,9 +19,11 @@ mod error;
 pub mod known;
 pub mod runner;
 
+pub use engine::construct::construct;
 pub use engine::counts::Counts;
 pub use engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
 pub use engine::reference;
+pub use engine::solutions::{is_solution, Solutions, Step, Steps};
 pub use engine::symmetry::{canonical, orbit_size, Transform};
 pub use error::Error;
 

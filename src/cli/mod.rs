@@ -1,9 +1,13 @@
 //! The command line: clap-derive arguments, turned into engine/runner calls in one place per
 //! subcommand, and formatted output (human text by default, `--json` for machines).
 
+pub mod animate;
 pub mod args;
 pub mod count;
 pub mod format;
+pub mod render;
+pub mod solutions;
+pub mod solve;
 pub mod verify;
 
 use std::process::ExitCode;
@@ -31,6 +35,15 @@ pub enum Command {
     /// Count n = 1..MAX and check every value against the known table, Burnside's identity
     /// and (n <= 10) the reference solver.
     Verify(verify::VerifyArgs),
+    /// List the solutions for N in lexicographic order (all, --unique, --first, --limit K or
+    /// --random), in a chosen format.
+    #[command(visible_alias = "list")]
+    Solutions(solutions::SolutionsArgs),
+    /// Print one solution for any N up to 10,000,000, built in O(N) and checked before it
+    /// is printed.
+    Solve(solve::SolveArgs),
+    /// Animate the backtracking search on the terminal (a step log when piped).
+    Animate(animate::AnimateArgs),
 }
 
 /// What a subcommand reports back to `main`.
@@ -41,6 +54,9 @@ pub fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),
+        Command::Solutions(a) => solutions::run(&a),
+        Command::Solve(a) => solve::run(&a),
+        Command::Animate(a) => animate::run(&a),
     }
 }
 

@@ -1,10 +1,12 @@
 //! The engine: pure computation, no I/O. Bit-board kernels, symmetry, the unit plan, the
 //! reference solver and the combination of unit results into counts.
 
+pub mod construct;
 pub mod counts;
 pub mod kernel;
 pub mod lanes;
 pub mod plan;
 pub mod reference;
+pub mod solutions;
 pub mod symmetric;
 pub mod symmetry;
