@@ -47,8 +47,18 @@ const TOP_LEVEL: [&str; 15] = [
     "warnings",
 ];
 const WORKLOAD: [&str; 6] = ["id", "version", "preset", "sizes", "plan_version", "solutions_per_run"];
-const MACHINE: [&str; 9] =
-    ["cpu_model", "logical_cores", "physical_cores", "os", "kernel", "arch", "target_features", "program", "profile"];
+const MACHINE: [&str; 10] = [
+    "cpu_model",
+    "logical_cores",
+    "physical_cores",
+    "os",
+    "kernel",
+    "arch",
+    "target_features",
+    "program",
+    "profile",
+    "load_average",
+];
 const TEST: [&str; 10] =
     ["n", "threads", "total", "unique", "nodes", "units", "plan_id", "time", "nodes_per_second", "solutions_per_second"];
 const TIME: [&str; 5] = ["runs_seconds", "median_seconds", "min_seconds", "max_seconds", "spread"];

@@ -42,7 +42,8 @@ pub struct Workload {
 pub const STANDARD: Workload = Workload { id: "nq-std-1", version: 1, preset: "standard", sizes: &[15, 16] };
 /// `--quick`: n = 14, a few seconds with 5 runs on a 2-core Xeon.
 pub const QUICK: Workload = Workload { id: "nq-quick-1", version: 1, preset: "quick", sizes: &[14] };
-/// `--heavy`: n = 18, tens of minutes on 2 cores; for machines with many cores.
+/// `--heavy`: n = 18, for machines with many cores; about an hour with 5 runs on 2 cores
+/// (estimated from n = 16 and the ~7x growth per n, not run).
 pub const HEAVY: Workload = Workload { id: "nq-heavy-1", version: 1, preset: "heavy", sizes: &[18] };
 /// Hidden `--tiny`, for the test suite: n = 10..12, milliseconds (every run is too short to
 /// time well, so it always warns).
@@ -81,7 +82,7 @@ fn parse_runs(s: &str) -> Result<usize, String> {
 /// Arguments of `bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Timed runs per board size and thread count, after one warm-up. Default: 5.
+    /// Timed runs per board size and thread count, each after one untimed warm-up.
     #[arg(short = 'r', long, value_parser = parse_runs, default_value = "5")]
     pub runs: usize,
     /// Thread counts to measure, comma-separated (e.g. 1,2,4,8); prints a scaling table.
@@ -91,7 +92,8 @@ pub struct BenchArgs {
     /// Quick preset, workload nq-quick-1 (n = 14): a few seconds on 2 cores.
     #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
     pub quick: bool,
-    /// Heavy preset, workload nq-heavy-1 (n = 18): for many-core machines; tens of minutes on 2.
+    /// Heavy preset, workload nq-heavy-1 (n = 18): for many-core machines; about an hour on 2
+    /// cores.
     #[arg(long, conflicts_with = "tiny")]
     pub heavy: bool,
     /// Test-suite preset, workload nq-tiny-1 (n = 10..12): too short to mean anything.

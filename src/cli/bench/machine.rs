@@ -3,7 +3,7 @@
 //!
 //! A benchmark figure means little without this (hyperfine leaves it to the user; Geekbench
 //! and `sysbench` print it). Sources: `/proc/cpuinfo` (`model name` on x86, `Processor` /
-//! `CPU part` style lines elsewhere) and `/proc/sys/kernel/osrelease` on Linux; `num_cpus` for
+//! `Hardware` lines elsewhere), `/proc/sys/kernel/osrelease` and `/proc/loadavg` on Linux; `num_cpus` for
 //! core counts; `cfg!(target_feature = ...)` for what the compiler was allowed to use, which is
 //! what the binary runs with, not what the CPU could do.
 
@@ -30,6 +30,9 @@ pub struct Machine {
     pub program: String,
     /// Build profile: "release" or "debug" (debug timings are not comparable).
     pub profile: String,
+    /// 1-minute load average when the benchmark started (Linux /proc/loadavg), runnable
+    /// threads; null where unknown. Other work on the machine lowers every figure.
+    pub load_average: Option<f64>,
 }
 
 impl Machine {
@@ -45,6 +48,7 @@ impl Machine {
             target_features: target_features().iter().map(|f| f.to_string()).collect(),
             program: concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION")).into(),
             profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
+            load_average: read_trimmed("/proc/loadavg").and_then(|s| s.split_whitespace().next()?.parse().ok()),
         }
     }
 

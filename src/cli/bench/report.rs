@@ -30,6 +30,10 @@ pub const SHORT_RUN_SECONDS: f64 = 0.050;
 /// Runs of one test more than this far apart (max / min) are too noisy to compare.
 pub const MAX_SPREAD: f64 = 1.10;
 
+/// A 1-minute load average from this much up means other programs used at least one core's
+/// worth of CPU when the benchmark started, runnable threads.
+pub const BUSY_LOAD: f64 = 1.0;
+
 /// Fewer runs than this give no usable spread.
 pub const MIN_TRUSTED_RUNS: usize = 3;
 
@@ -200,7 +204,7 @@ pub struct ScalingRow {
 /// A reason not to trust a figure of the report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Warning {
-    /// Kind: "few_runs", "spread", "short_run", "oversubscribed" or "debug_build".
+    /// Kind: "debug_build", "busy", "few_runs", "oversubscribed", "short_run" or "spread".
     pub kind: &'static str,
     /// What is wrong and what to do, one line.
     pub message: String,
@@ -295,6 +299,9 @@ impl BenchReport {
         s.push_str(&format!("cpu       {}\n", m.cpu_line()));
         s.push_str(&format!("system    {}\n", m.system_line()));
         s.push_str(&format!("program   {} ({} build)\n", m.program, m.profile));
+        if let Some(load) = m.load_average {
+            s.push_str(&format!("load      {load:.2} (1-minute load average at the start)\n"));
+        }
         s.push_str(&format!("runs      {} timed after 1 warm-up per test; every count checked\n\n", self.runs));
         s.push_str(&format!(
             "{:>7} {:>3} {:>10} {:>10} {:>10} {:>7} {:>12} {:>14}\n",
@@ -347,6 +354,15 @@ fn warnings(machine: &Machine, runs: usize, tests: &[TestResult]) -> Vec<Warning
     let mut push = |kind, message| w.push(Warning { kind, message });
     if machine.profile != "release" {
         push("debug_build", "this is a debug build: timings are not comparable; build with --release".into());
+    }
+    if let Some(load) = machine.load_average.filter(|&l| l >= BUSY_LOAD) {
+        push(
+            "busy",
+            format!(
+                "the load average was {load:.2} on {} logical cores when the benchmark started: other programs compete for the CPU, so times are high and scaling is understated",
+                machine.logical_cores
+            ),
+        );
     }
     if runs < MIN_TRUSTED_RUNS {
         push(
@@ -412,7 +428,7 @@ mod tests {
     }
 
     fn machine(logical_cores: usize) -> Machine {
-        Machine { logical_cores, profile: "release".into(), ..Machine::detect() }
+        Machine { logical_cores, profile: "release".into(), load_average: Some(0.0), ..Machine::detect() }
     }
 
     #[test]
@@ -443,8 +459,9 @@ mod tests {
     #[test]
     fn warns_about_untrustworthy_runs() {
         let tests = vec![test(12, 1, vec![0.010, 0.020]), test(12, 4, vec![0.1, 0.1])];
-        let r = BenchReport::new(WorkloadInfo::new(&super::super::TINY), machine(2), 2, tests);
+        let busy = Machine { load_average: Some(1.5), ..machine(2) };
+        let r = BenchReport::new(WorkloadInfo::new(&super::super::TINY), busy, 2, tests);
         let kinds: Vec<&str> = r.warnings.iter().map(|w| w.kind).collect();
-        assert_eq!(kinds, ["few_runs", "oversubscribed", "short_run", "spread"]);
+        assert_eq!(kinds, ["busy", "few_runs", "oversubscribed", "short_run", "spread"]);
     }
 }
