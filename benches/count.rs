@@ -33,9 +33,13 @@ fn count(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
     for n in SIZES {
-        group.bench_with_input(BenchmarkId::new("serial", n), &n, |b, &n| b.iter(|| count_checked(n, 1)));
+        group.bench_with_input(BenchmarkId::new("serial", n), &n, |b, &n| {
+            b.iter(|| count_checked(n, 1))
+        });
         let parallel = format!("parallel-{all}-threads");
-        group.bench_with_input(BenchmarkId::new(parallel, n), &n, |b, &n| b.iter(|| count_checked(n, all)));
+        group.bench_with_input(BenchmarkId::new(parallel, n), &n, |b, &n| {
+            b.iter(|| count_checked(n, all))
+        });
     }
     group.finish();
 }

@@ -12,7 +12,9 @@ use criterion::{black_box, criterion_main, BenchmarkId, Criterion, SamplingMode}
 const SIZES: [u32; 3] = [8, 9, 10];
 
 fn known_total(n: u32) -> u128 {
-    nqueens::known::lookup(n).expect("bench sizes are in the known table").total
+    nqueens::known::lookup(n)
+        .expect("bench sizes are in the known table")
+        .total
 }
 
 fn reference_vs_engine(c: &mut Criterion) {

@@ -31,6 +31,12 @@ def nice_step(span, target_ticks=8):
     return 10 * power
 
 
+def load_note(machine):
+    """", load 3.18" when the report knows the load average at the start."""
+    load = machine.get("load_average")
+    return "" if load is None else f", load {load:.2f}"
+
+
 def chart(report):
     rows = report["scaling"]
     machine = report["machine"]
@@ -55,7 +61,7 @@ def chart(report):
         f'<text x="{WIDTH / 2}" y="40" text-anchor="middle" fill="#555">'
         f'{escape(machine["cpu_model"])}, {machine["logical_cores"]} logical / '
         f'{machine["physical_cores"]} physical cores, {escape(machine["program"])}, '
-        f'{report["runs"]} runs, medians</text>',
+        f'{report["runs"]} runs, medians{load_note(machine)}</text>',
     ]
     # Grid and ticks.
     step_x, step_y = nice_step(x_max), nice_step(y_max)
@@ -89,7 +95,10 @@ def chart(report):
     for r in rows:
         cx, cy = px(r["threads"]), py(r["speedup"])
         out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="#1f5fbf"/>')
-        out.append(f'<text x="{cx + 6:.1f}" y="{cy - 8:.1f}" fill="#1f5fbf">'
+        # Labels of points in the right quarter go to their left, inside the picture.
+        right = cx > LEFT + 0.75 * pw
+        out.append(f'<text x="{cx - 6 if right else cx + 6:.1f}" y="{cy - 8:.1f}" fill="#1f5fbf" '
+                   f'text-anchor="{"end" if right else "start"}">'
                    f'{r["speedup"]:.2f}x ({r["efficiency"] * 100:.0f}%)</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

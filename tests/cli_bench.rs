@@ -9,8 +9,18 @@ use serde_json::Value;
 
 /// Runs `nqueens bench ARGS --json`, expects success, returns the parsed report.
 fn bench_json(args: &[&str]) -> Value {
-    let out = nqueens().arg("bench").args(args).arg("--json").output().expect("nqueens runs");
-    assert!(out.status.success(), "exit {:?}, stderr: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    let out = nqueens()
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("nqueens runs");
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON report")
 }
 
@@ -26,7 +36,9 @@ fn at<'a>(v: &'a Value, path: &str) -> &'a Value {
 }
 
 fn f64_at(v: &Value, path: &str) -> f64 {
-    at(v, path).as_f64().unwrap_or_else(|| panic!("{path} is not a number"))
+    at(v, path)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path} is not a number"))
 }
 
 const TOP_LEVEL: [&str; 15] = [
@@ -46,7 +58,14 @@ const TOP_LEVEL: [&str; 15] = [
     "efficiency",
     "warnings",
 ];
-const WORKLOAD: [&str; 6] = ["id", "version", "preset", "sizes", "plan_version", "solutions_per_run"];
+const WORKLOAD: [&str; 6] = [
+    "id",
+    "version",
+    "preset",
+    "sizes",
+    "plan_version",
+    "solutions_per_run",
+];
 const MACHINE: [&str; 10] = [
     "cpu_model",
     "logical_cores",
@@ -59,15 +78,43 @@ const MACHINE: [&str; 10] = [
     "profile",
     "load_average",
 ];
-const TEST: [&str; 10] =
-    ["n", "threads", "total", "unique", "nodes", "units", "plan_id", "time", "nodes_per_second", "solutions_per_second"];
-const TIME: [&str; 5] = ["runs_seconds", "median_seconds", "min_seconds", "max_seconds", "spread"];
-const SCALING: [&str; 7] =
-    ["threads", "time", "nodes_per_second", "solutions_per_second", "score", "speedup", "efficiency"];
+const TEST: [&str; 10] = [
+    "n",
+    "threads",
+    "total",
+    "unique",
+    "nodes",
+    "units",
+    "plan_id",
+    "time",
+    "nodes_per_second",
+    "solutions_per_second",
+];
+const TIME: [&str; 5] = [
+    "runs_seconds",
+    "median_seconds",
+    "min_seconds",
+    "max_seconds",
+    "spread",
+];
+const SCALING: [&str; 7] = [
+    "threads",
+    "time",
+    "nodes_per_second",
+    "solutions_per_second",
+    "score",
+    "speedup",
+    "efficiency",
+];
 
 /// Asserts that the object `v` has exactly the fields `keys`.
 fn assert_fields(v: &Value, keys: &[&str], what: &str) {
-    let mut have: Vec<&str> = v.as_object().unwrap_or_else(|| panic!("{what} is not an object")).keys().map(String::as_str).collect();
+    let mut have: Vec<&str> = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{what} is not an object"))
+        .keys()
+        .map(String::as_str)
+        .collect();
     let mut want = keys.to_vec();
     have.sort_unstable();
     want.sort_unstable();
@@ -98,26 +145,50 @@ fn bench_tiny_json_has_every_field_and_checked_counts() {
     assert_report_layout(&r);
     assert_eq!(at(&r, "workload.id"), "nq-tiny-1");
     assert_eq!(at(&r, "workload.sizes"), &serde_json::json!([10, 11, 12]));
-    assert_eq!(at(&r, "workload.solutions_per_run").as_u64(), Some(724 + 2680 + 14200));
+    assert_eq!(
+        at(&r, "workload.solutions_per_run").as_u64(),
+        Some(724 + 2680 + 14200)
+    );
     assert_eq!(at(&r, "runs").as_u64(), Some(3));
-    assert!(at(&r, "score_definition").as_str().unwrap().contains("runs per hour"));
+    assert!(at(&r, "score_definition")
+        .as_str()
+        .unwrap()
+        .contains("runs per hour"));
     let tests = at(&r, "tests").as_array().unwrap();
     assert_eq!(tests.len(), 6, "3 sizes on 2 thread counts");
     for t in tests {
         let n = at(t, "n").as_u64().unwrap() as u32;
-        assert_eq!(at(t, "total").as_u64().map(u128::from), Some(nqueens::known::lookup(n).unwrap().total));
+        assert_eq!(
+            at(t, "total").as_u64().map(u128::from),
+            Some(nqueens::known::lookup(n).unwrap().total)
+        );
         assert_eq!(at(t, "time.runs_seconds").as_array().unwrap().len(), 3);
-        let (min, med, max) = (f64_at(t, "time.min_seconds"), f64_at(t, "time.median_seconds"), f64_at(t, "time.max_seconds"));
+        let (min, med, max) = (
+            f64_at(t, "time.min_seconds"),
+            f64_at(t, "time.median_seconds"),
+            f64_at(t, "time.max_seconds"),
+        );
         assert!(0.0 < min && min <= med && med <= max, "{min} {med} {max}");
     }
     let scaling = at(&r, "scaling").as_array().unwrap();
-    assert_eq!(scaling.iter().map(|s| at(s, "threads").as_u64().unwrap()).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(
+        scaling
+            .iter()
+            .map(|s| at(s, "threads").as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2]
+    );
     assert_eq!(f64_at(&scaling[0], "speedup"), 1.0);
     let single = f64_at(&r, "single_thread_score");
     assert!((single - 3600.0 / f64_at(&scaling[0], "time.median_seconds")).abs() < 1e-6 * single);
     assert_eq!(at(&r, "multi_threads").as_u64(), Some(2));
     // Every tiny run is far under 50 ms: the report must say so.
-    let kinds: Vec<&str> = at(&r, "warnings").as_array().unwrap().iter().map(|w| at(w, "kind").as_str().unwrap()).collect();
+    let kinds: Vec<&str> = at(&r, "warnings")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| at(w, "kind").as_str().unwrap())
+        .collect();
     assert!(kinds.contains(&"short_run"), "{kinds:?}");
 }
 
@@ -128,16 +199,31 @@ fn bench_quick_json_parses_and_warns_about_one_run() {
     assert_eq!(at(&r, "workload.id"), "nq-quick-1");
     assert_eq!(at(&r, "workload.preset"), "quick");
     assert_eq!(at(&r, "tests.0.total").as_u64(), Some(365_596));
-    let kinds: Vec<&str> = at(&r, "warnings").as_array().unwrap().iter().map(|w| at(w, "kind").as_str().unwrap()).collect();
+    let kinds: Vec<&str> = at(&r, "warnings")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| at(w, "kind").as_str().unwrap())
+        .collect();
     assert!(kinds.contains(&"few_runs"), "{kinds:?}");
 }
 
 #[test]
 fn bench_text_report_has_scores_and_scaling_table() {
-    let out = nqueens().args(["bench", "--tiny", "--runs", "1", "--threads", "1"]).output().unwrap();
+    let out = nqueens()
+        .args(["bench", "--tiny", "--runs", "1", "--threads", "1"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for want in ["workload  nq-tiny-1", "cpu ", "single-thread score", "multi-thread score", "scaling (whole workload)", "runs per hour"] {
+    for want in [
+        "workload  nq-tiny-1",
+        "cpu ",
+        "single-thread score",
+        "multi-thread score",
+        "scaling (whole workload)",
+        "runs per hour",
+    ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -149,9 +235,21 @@ fn bench_warns_when_threads_exceed_logical_cores() {
     let too_many = (num_cpus::get() + 1).to_string();
     let r = bench_json(&["--tiny", "--runs", "1", "--threads", &too_many]);
     let warnings = at(&r, "warnings").as_array().unwrap();
-    assert!(warnings.iter().any(|w| at(w, "kind") == "oversubscribed"), "{warnings:?}");
-    let threads: Vec<u64> = at(&r, "scaling").as_array().unwrap().iter().map(|s| at(s, "threads").as_u64().unwrap()).collect();
-    assert_eq!(threads, [1, num_cpus::get() as u64 + 1], "1 thread is always the baseline");
+    assert!(
+        warnings.iter().any(|w| at(w, "kind") == "oversubscribed"),
+        "{warnings:?}"
+    );
+    let threads: Vec<u64> = at(&r, "scaling")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| at(s, "threads").as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        threads,
+        [1, num_cpus::get() as u64 + 1],
+        "1 thread is always the baseline"
+    );
 }
 
 #[test]
@@ -164,7 +262,10 @@ fn bench_fails_with_exit_1_when_a_count_is_wrong() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty(), "no report for a failed benchmark");
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("benchmark failed: wrong count for n = 10"), "{stderr}");
+    assert!(
+        stderr.contains("benchmark failed: wrong count for n = 10"),
+        "{stderr}"
+    );
 }
 
 #[test]

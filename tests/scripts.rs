@@ -24,14 +24,24 @@ fn fixture(name: &str) -> PathBuf {
 
 /// The line of `text` that starts with `label`, split on whitespace.
 fn row<'a>(text: &'a str, label: &str) -> Vec<&'a str> {
-    let line = text.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
     line[label.len()..].split_whitespace().collect()
 }
 
 #[test]
 fn compare_bench_prints_the_ratios_of_the_fixtures() {
-    let out = python("compare-bench.py", &[&fixture("bench-a.json"), &fixture("bench-b.json")]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = python(
+        "compare-bench.py",
+        &[&fixture("bench-a.json"), &fixture("bench-b.json")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     // Per test: A median, B median, A/B.
     assert_eq!(row(&text, "n=14 threads=1"), ["0.2787", "0.1394", "2.00x"]);
@@ -40,14 +50,23 @@ fn compare_bench_prints_the_ratios_of_the_fixtures() {
     assert_eq!(row(&text, "threads=1")[2], "2.00x");
     assert_eq!(row(&text, "threads=2")[2], "2.50x");
     assert_eq!(row(&text, "single-thread"), ["12916.5", "25833.1", "2.00x"]);
-    assert_eq!(row(&text, "multi-thread (2/2)"), ["15788.7", "39471.9", "2.50x"]);
+    assert_eq!(
+        row(&text, "multi-thread (2/2)"),
+        ["15788.7", "39471.9", "2.50x"]
+    );
     // Overall: geometric mean of 2.0 and 2.5 = sqrt(5) = 2.236.
-    assert!(text.contains("overall: B is 2.24x as fast as A (geometric mean of 2 test ratios A/B)"), "{text}");
+    assert!(
+        text.contains("overall: B is 2.24x as fast as A (geometric mean of 2 test ratios A/B)"),
+        "{text}"
+    );
 }
 
 #[test]
 fn compare_bench_rejects_a_file_that_is_not_a_report() {
-    let out = python("compare-bench.py", &[&root().join("Cargo.toml"), &fixture("bench-b.json")]);
+    let out = python(
+        "compare-bench.py",
+        &[&root().join("Cargo.toml"), &fixture("bench-b.json")],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
@@ -56,11 +75,19 @@ fn compare_bench_rejects_a_file_that_is_not_a_report() {
 fn scaling_chart_draws_ideal_line_and_points() {
     let svg = std::env::temp_dir().join(format!("nqueens-scaling-test-{}.svg", std::process::id()));
     let out = python("scaling-chart.py", &[&fixture("bench-a.json"), &svg]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
     std::fs::remove_file(&svg).ok();
     assert!(text.starts_with("<svg ") && text.trim_end().ends_with("</svg>"));
     assert!(text.contains(">ideal</text>"));
-    assert_eq!(text.matches("<circle").count(), 2, "one point per thread count");
+    assert_eq!(
+        text.matches("<circle").count(),
+        2,
+        "one point per thread count"
+    );
     assert!(text.contains("1.22x (61%)"), "label of the 2-thread point");
 }

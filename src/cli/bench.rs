@@ -21,8 +21,8 @@ use super::count::{timed_count, KnownCheck};
 use super::default_threads;
 use super::Outcome;
 use machine::Machine;
-use report::{BenchReport, Sample, TestResult, WorkloadInfo};
 use nqueens::{known, Counts, UnitPlan};
+use report::{BenchReport, Sample, TestResult, WorkloadInfo};
 
 /// A fixed benchmark workload. Changing the sizes of a workload means a new `id`: reports
 /// are comparable only when their workload ids (and program versions) are equal.
@@ -39,15 +39,35 @@ pub struct Workload {
 }
 
 /// The default workload: n = 15 and 16, about 1.5 minutes with 5 runs on a 2-core Xeon.
-pub const STANDARD: Workload = Workload { id: "nq-std-1", version: 1, preset: "standard", sizes: &[15, 16] };
+pub const STANDARD: Workload = Workload {
+    id: "nq-std-1",
+    version: 1,
+    preset: "standard",
+    sizes: &[15, 16],
+};
 /// `--quick`: n = 14, a few seconds with 5 runs on a 2-core Xeon.
-pub const QUICK: Workload = Workload { id: "nq-quick-1", version: 1, preset: "quick", sizes: &[14] };
+pub const QUICK: Workload = Workload {
+    id: "nq-quick-1",
+    version: 1,
+    preset: "quick",
+    sizes: &[14],
+};
 /// `--heavy`: n = 18, for machines with many cores; about an hour with 5 runs on 2 cores
 /// (estimated from n = 16 and the ~7x growth per n, not run).
-pub const HEAVY: Workload = Workload { id: "nq-heavy-1", version: 1, preset: "heavy", sizes: &[18] };
+pub const HEAVY: Workload = Workload {
+    id: "nq-heavy-1",
+    version: 1,
+    preset: "heavy",
+    sizes: &[18],
+};
 /// Hidden `--tiny`, for the test suite: n = 10..12, milliseconds (every run is too short to
 /// time well, so it always warns).
-pub const TINY: Workload = Workload { id: "nq-tiny-1", version: 1, preset: "tiny", sizes: &[10, 11, 12] };
+pub const TINY: Workload = Workload {
+    id: "nq-tiny-1",
+    version: 1,
+    preset: "tiny",
+    sizes: &[10, 11, 12],
+};
 
 /// Test hook, not a user option: when this environment variable is "1", the expected totals
 /// are off by one, so every check fails and `bench` must exit with code 1. The CLI tests use
@@ -62,7 +82,10 @@ impl FromStr for ThreadCounts {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let counts = s.split(',').map(parse_threads).collect::<Result<Vec<_>, _>>()?;
+        let counts = s
+            .split(',')
+            .map(parse_threads)
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(ThreadCounts(counts))
     }
 }
@@ -74,7 +97,9 @@ fn parse_runs(s: &str) -> Result<usize, String> {
         .parse()
         .map_err(|_| format!("'{s}' is not a run count: expected a whole number of at least 1"))?;
     if v == 0 {
-        return Err("run count 0 is invalid: use at least 1 run (3 or more to trust the spread)".into());
+        return Err(
+            "run count 0 is invalid: use at least 1 run (3 or more to trust the spread)".into(),
+        );
     }
     Ok(v)
 }
@@ -164,7 +189,11 @@ fn checked_count(n: u32, threads: usize, corrupt: bool) -> anyhow::Result<(Count
 }
 
 /// Runs the workload on each thread count and collects the timed samples.
-fn measure(workload: &Workload, thread_counts: &[usize], runs: usize) -> anyhow::Result<Vec<TestResult>> {
+fn measure(
+    workload: &Workload,
+    thread_counts: &[usize],
+    runs: usize,
+) -> anyhow::Result<Vec<TestResult>> {
     let corrupt = std::env::var(CORRUPT_EXPECTED_HOOK).is_ok_and(|v| v == "1");
     let mut tests = Vec::new();
     for &threads in thread_counts {
@@ -219,9 +248,15 @@ mod tests {
 
     #[test]
     fn parses_thread_lists() {
-        assert_eq!("1,2,4".parse::<ThreadCounts>(), Ok(ThreadCounts(vec![1, 2, 4])));
+        assert_eq!(
+            "1,2,4".parse::<ThreadCounts>(),
+            Ok(ThreadCounts(vec![1, 2, 4]))
+        );
         assert_eq!("8".parse::<ThreadCounts>(), Ok(ThreadCounts(vec![8])));
-        assert!("0".parse::<ThreadCounts>().unwrap_err().contains("thread count 0"));
+        assert!("0"
+            .parse::<ThreadCounts>()
+            .unwrap_err()
+            .contains("thread count 0"));
         assert!("a,b".parse::<ThreadCounts>().unwrap_err().contains("'a'"));
         assert!("1,,2".parse::<ThreadCounts>().is_err());
     }
@@ -237,7 +272,11 @@ mod tests {
     fn workload_sizes_are_in_the_known_table() {
         for w in [STANDARD, QUICK, HEAVY, TINY] {
             assert!(w.id.ends_with(&format!("-{}", w.version)), "{}", w.id);
-            assert!(w.sizes.iter().all(|&n| known::lookup(n).is_some()), "{}", w.id);
+            assert!(
+                w.sizes.iter().all(|&n| known::lookup(n).is_some()),
+                "{}",
+                w.id
+            );
         }
     }
 

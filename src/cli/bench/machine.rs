@@ -47,20 +47,36 @@ impl Machine {
             arch: std::env::consts::ARCH.into(),
             target_features: target_features().iter().map(|f| f.to_string()).collect(),
             program: concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION")).into(),
-            profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
-            load_average: read_trimmed("/proc/loadavg").and_then(|s| s.split_whitespace().next()?.parse().ok()),
+            profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+            .into(),
+            load_average: read_trimmed("/proc/loadavg")
+                .and_then(|s| s.split_whitespace().next()?.parse().ok()),
         }
     }
 
     /// One line for the text report: "Intel(R) Xeon(R) Processor, 2 logical / 2 physical cores".
     pub fn cpu_line(&self) -> String {
-        format!("{}, {} logical / {} physical cores", self.cpu_model, self.logical_cores, self.physical_cores)
+        format!(
+            "{}, {} logical / {} physical cores",
+            self.cpu_model, self.logical_cores, self.physical_cores
+        )
     }
 
     /// One line for the text report: "linux 6.1.0, x86_64, compiled with sse2 popcnt".
     pub fn system_line(&self) -> String {
-        let features = if self.target_features.is_empty() { "none".to_string() } else { self.target_features.join(" ") };
-        format!("{} {}, {}, compiled with: {}", self.os, self.kernel, self.arch, features)
+        let features = if self.target_features.is_empty() {
+            "none".to_string()
+        } else {
+            self.target_features.join(" ")
+        };
+        format!(
+            "{} {}, {}, compiled with: {}",
+            self.os, self.kernel, self.arch, features
+        )
     }
 }
 
@@ -79,7 +95,9 @@ fn parse_cpu_model(info: &str) -> Option<String> {
             (k.trim() == key && !v.trim().is_empty()).then(|| v.trim().to_string())
         })
     };
-    ["model name", "Model", "Hardware", "cpu"].into_iter().find_map(value)
+    ["model name", "Model", "Hardware", "cpu"]
+        .into_iter()
+        .find_map(value)
 }
 
 fn read_trimmed(path: &str) -> Option<String> {
@@ -98,7 +116,20 @@ fn target_features() -> Vec<&'static str> {
             $(if cfg!(target_feature = $name) { f.push($name); })*
         };
     }
-    check!("sse2", "sse4.1", "sse4.2", "popcnt", "lzcnt", "bmi1", "bmi2", "avx", "avx2", "fma", "avx512f", "avx512vpopcntdq");
+    check!(
+        "sse2",
+        "sse4.1",
+        "sse4.2",
+        "popcnt",
+        "lzcnt",
+        "bmi1",
+        "bmi2",
+        "avx",
+        "avx2",
+        "fma",
+        "avx512f",
+        "avx512vpopcntdq"
+    );
     check!("neon", "sve", "sve2");
     f
 }
@@ -110,9 +141,15 @@ mod tests {
     #[test]
     fn reads_x86_and_arm_model_lines() {
         let x86 = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\nflags\t: fpu\n";
-        assert_eq!(parse_cpu_model(x86).as_deref(), Some("Intel(R) Xeon(R) Processor"));
+        assert_eq!(
+            parse_cpu_model(x86).as_deref(),
+            Some("Intel(R) Xeon(R) Processor")
+        );
         let pi = "processor\t: 0\nBogoMIPS\t: 108.00\n\nHardware\t: BCM2835\nModel\t: Raspberry Pi 4 Model B Rev 1.4\n";
-        assert_eq!(parse_cpu_model(pi).as_deref(), Some("Raspberry Pi 4 Model B Rev 1.4"));
+        assert_eq!(
+            parse_cpu_model(pi).as_deref(),
+            Some("Raspberry Pi 4 Model B Rev 1.4")
+        );
         assert_eq!(parse_cpu_model("processor\t: 0\n"), None);
     }
 

@@ -16,7 +16,8 @@ use nqueens::engine::plan::PLAN_VERSION;
 use nqueens::{Counts, UnitPlan};
 
 /// The score, as stated in `--help`, the README and every JSON report.
-pub const SCORE_DEFINITION: &str = "score = workload runs per hour = 3600 s / median wall time of one workload run \
+pub const SCORE_DEFINITION: &str =
+    "score = workload runs per hour = 3600 s / median wall time of one workload run \
 (one count of each size of the workload, on the given thread count); higher is faster; \
 compare scores only between reports with the same workload id and program version";
 
@@ -59,7 +60,11 @@ impl Sample {
         let mut sorted = runs_seconds.clone();
         sorted.sort_by(f64::total_cmp);
         let mid = sorted.len() / 2;
-        let median = if sorted.len() % 2 == 1 { sorted[mid] } else { (sorted[mid - 1] + sorted[mid]) / 2.0 };
+        let median = if sorted.len() % 2 == 1 {
+            sorted[mid]
+        } else {
+            (sorted[mid - 1] + sorted[mid]) / 2.0
+        };
         let (min, max) = (sorted[0], sorted[sorted.len() - 1]);
         Sample {
             runs_seconds,
@@ -165,7 +170,11 @@ impl WorkloadInfo {
             solutions_per_run: w
                 .sizes
                 .iter()
-                .map(|&n| nqueens::known::lookup(n).expect("workload sizes are in the known table").total)
+                .map(|&n| {
+                    nqueens::known::lookup(n)
+                        .expect("workload sizes are in the known table")
+                        .total
+                })
                 .sum(),
         }
     }
@@ -247,17 +256,31 @@ pub struct BenchReport {
 
 impl BenchReport {
     /// Builds the report from the tests, in measuring order (thread counts ascending, 1 first).
-    pub fn new(workload: WorkloadInfo, machine: Machine, runs: usize, tests: Vec<TestResult>) -> BenchReport {
+    pub fn new(
+        workload: WorkloadInfo,
+        machine: Machine,
+        runs: usize,
+        tests: Vec<TestResult>,
+    ) -> BenchReport {
         let mut thread_counts: Vec<usize> = tests.iter().map(|t| t.threads).collect();
         thread_counts.dedup();
-        assert_eq!(thread_counts.first(), Some(&1), "1 thread is always measured first");
+        assert_eq!(
+            thread_counts.first(),
+            Some(&1),
+            "1 thread is always measured first"
+        );
         let mut scaling: Vec<ScalingRow> = Vec::new();
         for &threads in &thread_counts {
-            let of_threads: Vec<&TestResult> = tests.iter().filter(|t| t.threads == threads).collect();
-            let runs_seconds = (0..runs).map(|i| of_threads.iter().map(|t| t.time.runs_seconds[i]).sum()).collect();
+            let of_threads: Vec<&TestResult> =
+                tests.iter().filter(|t| t.threads == threads).collect();
+            let runs_seconds = (0..runs)
+                .map(|i| of_threads.iter().map(|t| t.time.runs_seconds[i]).sum())
+                .collect();
             let time = Sample::of(runs_seconds);
             let nodes: u128 = of_threads.iter().map(|t| t.nodes).sum();
-            let speedup = scaling.first().map_or(1.0, |one| one.time.median_seconds / time.median_seconds);
+            let speedup = scaling
+                .first()
+                .map_or(1.0, |one| one.time.median_seconds / time.median_seconds);
             scaling.push(ScalingRow {
                 threads,
                 nodes_per_second: per_second(nodes, time.median_seconds),
@@ -295,14 +318,22 @@ impl BenchReport {
     pub fn text(&self) -> String {
         let m = &self.machine;
         let mut s = String::new();
-        s.push_str(&format!("workload  {} (n = {:?}, plan v{})\n", self.workload.id, self.workload.sizes, self.workload.plan_version));
+        s.push_str(&format!(
+            "workload  {} (n = {:?}, plan v{})\n",
+            self.workload.id, self.workload.sizes, self.workload.plan_version
+        ));
         s.push_str(&format!("cpu       {}\n", m.cpu_line()));
         s.push_str(&format!("system    {}\n", m.system_line()));
         s.push_str(&format!("program   {} ({} build)\n", m.program, m.profile));
         if let Some(load) = m.load_average {
-            s.push_str(&format!("load      {load:.2} (1-minute load average at the start)\n"));
+            s.push_str(&format!(
+                "load      {load:.2} (1-minute load average at the start)\n"
+            ));
         }
-        s.push_str(&format!("runs      {} timed after 1 warm-up per test; every count checked\n\n", self.runs));
+        s.push_str(&format!(
+            "runs      {} timed after 1 warm-up per test; every count checked\n\n",
+            self.runs
+        ));
         s.push_str(&format!(
             "{:>7} {:>3} {:>10} {:>10} {:>10} {:>7} {:>12} {:>14}\n",
             "threads", "n", "median s", "min s", "max s", "spread", "nodes/s", "solutions/s"
@@ -320,7 +351,10 @@ impl BenchReport {
                 si(t.solutions_per_second)
             ));
         }
-        s.push_str(&format!("\nscaling (whole workload)\n{:>7} {:>10} {:>9} {:>11} {:>10}\n", "threads", "median s", "speed-up", "efficiency", "score"));
+        s.push_str(&format!(
+            "\nscaling (whole workload)\n{:>7} {:>10} {:>9} {:>11} {:>10}\n",
+            "threads", "median s", "speed-up", "efficiency", "score"
+        ));
         for r in &self.scaling {
             s.push_str(&format!(
                 "{:>7} {:>10.4} {:>8.2}x {:>10.1}% {:>10.1}\n",
@@ -331,18 +365,31 @@ impl BenchReport {
                 r.score
             ));
         }
-        s.push_str(&format!("\nsingle-thread score  {:.1}\n", self.single_thread_score));
-        s.push_str(&format!("multi-thread score   {:.1}  ({} threads)\n", self.multi_thread_score, self.multi_threads));
+        s.push_str(&format!(
+            "\nsingle-thread score  {:.1}\n",
+            self.single_thread_score
+        ));
+        s.push_str(&format!(
+            "multi-thread score   {:.1}  ({} threads)\n",
+            self.multi_thread_score, self.multi_threads
+        ));
         s.push_str(&format!(
             "speed-up             {:.2}x on {} threads, parallel efficiency {:.1}%\n",
             self.speedup,
             self.multi_threads,
             self.efficiency * 100.0
         ));
-        s.push_str("score = workload runs per hour = 3600 s / median wall time of one workload run;\n");
-        s.push_str("higher is faster; compare only reports of the same workload id and program version\n");
+        s.push_str(
+            "score = workload runs per hour = 3600 s / median wall time of one workload run;\n",
+        );
+        s.push_str(
+            "higher is faster; compare only reports of the same workload id and program version\n",
+        );
         if !self.warnings.is_empty() {
-            s.push_str(&format!("{} warning(s), see stderr or --json\n", self.warnings.len()));
+            s.push_str(&format!(
+                "{} warning(s), see stderr or --json\n",
+                self.warnings.len()
+            ));
         }
         s
     }
@@ -353,7 +400,10 @@ fn warnings(machine: &Machine, runs: usize, tests: &[TestResult]) -> Vec<Warning
     let mut w = Vec::new();
     let mut push = |kind, message| w.push(Warning { kind, message });
     if machine.profile != "release" {
-        push("debug_build", "this is a debug build: timings are not comparable; build with --release".into());
+        push(
+            "debug_build",
+            "this is a debug build: timings are not comparable; build with --release".into(),
+        );
     }
     if let Some(load) = machine.load_average.filter(|&l| l >= BUSY_LOAD) {
         push(
@@ -370,7 +420,11 @@ fn warnings(machine: &Machine, runs: usize, tests: &[TestResult]) -> Vec<Warning
             format!("only {runs} timed run(s) per test: use --runs {MIN_TRUSTED_RUNS} or more for a median and spread worth trusting"),
         );
     }
-    let mut oversubscribed: Vec<usize> = tests.iter().map(|t| t.threads).filter(|&t| t > machine.logical_cores).collect();
+    let mut oversubscribed: Vec<usize> = tests
+        .iter()
+        .map(|t| t.threads)
+        .filter(|&t| t > machine.logical_cores)
+        .collect();
     oversubscribed.dedup();
     for threads in oversubscribed {
         push(
@@ -428,15 +482,27 @@ mod tests {
     }
 
     fn machine(logical_cores: usize) -> Machine {
-        Machine { logical_cores, profile: "release".into(), load_average: Some(0.0), ..Machine::detect() }
+        Machine {
+            logical_cores,
+            profile: "release".into(),
+            load_average: Some(0.0),
+            ..Machine::detect()
+        }
     }
 
     #[test]
     fn summarises_odd_and_even_samples() {
         let s = Sample::of(vec![3.0, 1.0, 2.0]);
-        assert_eq!((s.median_seconds, s.min_seconds, s.max_seconds, s.spread), (2.0, 1.0, 3.0, 3.0));
+        assert_eq!(
+            (s.median_seconds, s.min_seconds, s.max_seconds, s.spread),
+            (2.0, 1.0, 3.0, 3.0)
+        );
         assert_eq!(Sample::of(vec![4.0, 1.0, 2.0, 3.0]).median_seconds, 2.5);
-        assert_eq!(s.runs_seconds, vec![3.0, 1.0, 2.0], "runs stay in measuring order");
+        assert_eq!(
+            s.runs_seconds,
+            vec![3.0, 1.0, 2.0],
+            "runs stay in measuring order"
+        );
     }
 
     #[test]
@@ -447,21 +513,35 @@ mod tests {
             test(14, 2, vec![0.5, 0.5, 0.5]),
             test(15, 2, vec![1.5, 1.5, 1.5]),
         ];
-        let r = BenchReport::new(WorkloadInfo::new(&super::super::QUICK), machine(2), 3, tests);
+        let r = BenchReport::new(
+            WorkloadInfo::new(&super::super::QUICK),
+            machine(2),
+            3,
+            tests,
+        );
         assert_eq!(r.scaling.len(), 2);
         assert_eq!(r.scaling[0].time.median_seconds, 4.0);
         assert_eq!(r.scaling[1].time.median_seconds, 2.0);
         assert_eq!((r.speedup, r.efficiency, r.multi_threads), (2.0, 1.0, 2));
-        assert_eq!((r.single_thread_score, r.multi_thread_score), (900.0, 1800.0));
+        assert_eq!(
+            (r.single_thread_score, r.multi_thread_score),
+            (900.0, 1800.0)
+        );
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     }
 
     #[test]
     fn warns_about_untrustworthy_runs() {
         let tests = vec![test(12, 1, vec![0.010, 0.020]), test(12, 4, vec![0.1, 0.1])];
-        let busy = Machine { load_average: Some(1.5), ..machine(2) };
+        let busy = Machine {
+            load_average: Some(1.5),
+            ..machine(2)
+        };
         let r = BenchReport::new(WorkloadInfo::new(&super::super::TINY), busy, 2, tests);
         let kinds: Vec<&str> = r.warnings.iter().map(|w| w.kind).collect();
-        assert_eq!(kinds, ["busy", "few_runs", "oversubscribed", "short_run", "spread"]);
+        assert_eq!(
+            kinds,
+            ["busy", "few_runs", "oversubscribed", "short_run", "spread"]
+        );
     }
 }
