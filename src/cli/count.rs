@@ -44,7 +44,8 @@ impl KnownCheck {
         match known::lookup(c.n) {
             None => KnownCheck::Unknown,
             Some(k) => {
-                let orbits_ok = c.n == 1 || (k.orbits8, k.orbits4, k.orbits2) == (c.orbits8, c.orbits4, c.orbits2);
+                let orbits_ok = c.n == 1
+                    || (k.orbits8, k.orbits4, k.orbits2) == (c.orbits8, c.orbits4, c.orbits2);
                 if k.total == c.total && k.unique == c.unique && orbits_ok {
                     KnownCheck::Match
                 } else {
@@ -112,7 +113,11 @@ impl CountReport {
             fixed90: c.fixed90,
             nodes: c.nodes,
             seconds,
-            nodes_per_second: if seconds > 0.0 { c.nodes as f64 / seconds } else { 0.0 },
+            nodes_per_second: if seconds > 0.0 {
+                c.nodes as f64 / seconds
+            } else {
+                0.0
+            },
             threads,
             units: plan.len(),
             plan_id: plan.id_hex(),
@@ -126,7 +131,12 @@ impl CountReport {
         let orbits = if self.n == 1 {
             "one orbit of size 1".to_string()
         } else {
-            format!("size 8: {}   size 4: {}   size 2: {}", grouped(self.orbits8), grouped(self.orbits4), grouped(self.orbits2))
+            format!(
+                "size 8: {}   size 4: {}   size 2: {}",
+                grouped(self.orbits8),
+                grouped(self.orbits4),
+                grouped(self.orbits2)
+            )
         };
         let rows = [
             ("n", self.n.to_string()),
@@ -137,7 +147,10 @@ impl CountReport {
             ("time", duration(self.seconds)),
             ("speed", format!("{}nodes/s", si(self.nodes_per_second))),
             ("threads", self.threads.to_string()),
-            ("units", format!("{} (plan {})", grouped(self.units as u128), self.plan_id)),
+            (
+                "units",
+                format!("{} (plan {})", grouped(self.units as u128), self.plan_id),
+            ),
             ("known", self.known.text().to_string()),
         ];
         for (k, v) in rows {
@@ -218,5 +231,9 @@ pub fn run(a: &CountArgs) -> Outcome {
         }
         out.flush()?;
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
