@@ -35,6 +35,23 @@ fn at<'a>(v: &'a Value, path: &str) -> &'a Value {
     })
 }
 
+/// The `kind` of every warning of a report.
+fn warning_kinds(r: &Value) -> Vec<&str> {
+    let warnings = at(r, "warnings").as_array().expect("warnings is a list");
+    warnings
+        .iter()
+        .map(|w| at(w, "kind").as_str().expect("kind is a string"))
+        .collect()
+}
+
+/// The thread count of every scaling row of a report.
+fn scaling_threads(r: &Value) -> Vec<u64> {
+    let rows = at(r, "scaling").as_array().expect("scaling is a list");
+    rows.iter()
+        .map(|s| at(s, "threads").as_u64().expect("threads is a number"))
+        .collect()
+}
+
 fn f64_at(v: &Value, path: &str) -> f64 {
     at(v, path)
         .as_f64()
@@ -170,25 +187,14 @@ fn bench_tiny_json_has_every_field_and_checked_counts() {
         );
         assert!(0.0 < min && min <= med && med <= max, "{min} {med} {max}");
     }
+    assert_eq!(scaling_threads(&r), [1, 2]);
     let scaling = at(&r, "scaling").as_array().unwrap();
-    assert_eq!(
-        scaling
-            .iter()
-            .map(|s| at(s, "threads").as_u64().unwrap())
-            .collect::<Vec<_>>(),
-        [1, 2]
-    );
     assert_eq!(f64_at(&scaling[0], "speedup"), 1.0);
     let single = f64_at(&r, "single_thread_score");
     assert!((single - 3600.0 / f64_at(&scaling[0], "time.median_seconds")).abs() < 1e-6 * single);
     assert_eq!(at(&r, "multi_threads").as_u64(), Some(2));
     // Every tiny run is far under 50 ms: the report must say so.
-    let kinds: Vec<&str> = at(&r, "warnings")
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| at(w, "kind").as_str().unwrap())
-        .collect();
+    let kinds = warning_kinds(&r);
     assert!(kinds.contains(&"short_run"), "{kinds:?}");
 }
 
@@ -199,12 +205,7 @@ fn bench_quick_json_parses_and_warns_about_one_run() {
     assert_eq!(at(&r, "workload.id"), "nq-quick-1");
     assert_eq!(at(&r, "workload.preset"), "quick");
     assert_eq!(at(&r, "tests.0.total").as_u64(), Some(365_596));
-    let kinds: Vec<&str> = at(&r, "warnings")
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| at(w, "kind").as_str().unwrap())
-        .collect();
+    let kinds = warning_kinds(&r);
     assert!(kinds.contains(&"few_runs"), "{kinds:?}");
 }
 
@@ -234,19 +235,10 @@ fn bench_text_report_has_scores_and_scaling_table() {
 fn bench_warns_when_threads_exceed_logical_cores() {
     let too_many = (num_cpus::get() + 1).to_string();
     let r = bench_json(&["--tiny", "--runs", "1", "--threads", &too_many]);
-    let warnings = at(&r, "warnings").as_array().unwrap();
-    assert!(
-        warnings.iter().any(|w| at(w, "kind") == "oversubscribed"),
-        "{warnings:?}"
-    );
-    let threads: Vec<u64> = at(&r, "scaling")
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| at(s, "threads").as_u64().unwrap())
-        .collect();
+    let kinds = warning_kinds(&r);
+    assert!(kinds.contains(&"oversubscribed"), "{kinds:?}");
     assert_eq!(
-        threads,
+        scaling_threads(&r),
         [1, num_cpus::get() as u64 + 1],
         "1 thread is always the baseline"
     );

@@ -38,14 +38,14 @@ pub struct Workload {
     pub sizes: &'static [u32],
 }
 
-/// The default workload: n = 15 and 16, about 1.5 minutes with 5 runs on a 2-core Xeon.
+/// The default workload: n = 15 and 16; 75 s with 5 runs on a busy 2-core Xeon (measured).
 pub const STANDARD: Workload = Workload {
     id: "nq-std-1",
     version: 1,
     preset: "standard",
     sizes: &[15, 16],
 };
-/// `--quick`: n = 14, a few seconds with 5 runs on a 2-core Xeon.
+/// `--quick`: n = 14; about 2 s with 5 runs on a busy 2-core Xeon (measured).
 pub const QUICK: Workload = Workload {
     id: "nq-quick-1",
     version: 1,
@@ -118,7 +118,7 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
     pub quick: bool,
     /// Heavy preset, workload nq-heavy-1 (n = 18): for many-core machines; about an hour on 2
-    /// cores.
+    /// cores (estimated).
     #[arg(long, conflicts_with = "tiny")]
     pub heavy: bool,
     /// Test-suite preset, workload nq-tiny-1 (n = 10..12): too short to mean anything.
