@@ -3,6 +3,7 @@
 
 pub mod animate;
 pub mod args;
+pub mod bench;
 pub mod count;
 pub mod format;
 pub mod render;
@@ -44,6 +45,21 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Animate the backtracking search on the terminal (a step log when piped).
     Animate(animate::AnimateArgs),
+    /// Benchmark this CPU: a fixed, checked workload on 1 thread and on all threads.
+    ///
+    /// Counts a fixed, versioned list of board sizes (workload nq-std-1: n = 15, 16; --quick:
+    /// nq-quick-1, n = 14; --heavy: nq-heavy-1, n = 18), each after one warm-up and then
+    /// --runs times, on 1 thread and on all logical cores (or each count of --threads LIST).
+    /// Reports median, min and max wall time, nodes/s, solutions/s, speed-up, parallel
+    /// efficiency, the machine (CPU, cores, OS, compiled target features) and warnings about
+    /// figures not to trust. Every count is checked against the known table: a wrong count
+    /// fails the benchmark with exit code 1.
+    ///
+    /// Score = workload runs per hour = 3600 s / median wall time of one workload run (one
+    /// count of each size) on 1 thread (single-thread score) and on the most threads measured
+    /// (multi-thread score). Higher is faster. Compare only reports with the same workload id
+    /// and program version.
+    Bench(bench::BenchArgs),
 }
 
 /// What a subcommand reports back to `main`.
@@ -57,6 +73,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Solutions(a) => solutions::run(&a),
         Command::Solve(a) => solve::run(&a),
         Command::Animate(a) => animate::run(&a),
+        Command::Bench(a) => bench::run(&a),
     }
 }
 

@@ -310,7 +310,7 @@ impl Solutions {
             (0..perm.len())
                 .map(|i| (image_at(t, perm, inv, i), perm[i]))
                 .find(|(a, b)| a != b)
-                .map_or(true, |(image, own)| image > own)
+                .is_none_or(|(image, own)| image > own)
         })
     }
 }

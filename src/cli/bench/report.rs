@@ -1,0 +1,547 @@
+//! The report of `nqueens bench`: timing statistics (median, min, max, spread), per-test and
+//! per-thread-count results, the scaling table, the two scores, trust warnings, and the text
+//! and JSON forms. `scripts/compare-bench.py` and `scripts/scaling-chart.py` read only the
+//! JSON form, so a field renamed here must be renamed there too.
+//!
+//! Statistics are hyperfine's (`benchmark_result.rs`): the median is the figure to quote, min
+//! and max show the noise. The warnings follow hyperfine's outlier and "fast command"
+//! warnings, reduced to checks that need no statistics library.
+
+use serde::Serialize;
+
+use super::machine::Machine;
+use super::Workload;
+use crate::cli::format::si;
+use nqueens::engine::plan::PLAN_VERSION;
+use nqueens::{Counts, UnitPlan};
+
+/// The score, as stated in `--help`, the README and every JSON report.
+pub const SCORE_DEFINITION: &str =
+    "score = workload runs per hour = 3600 s / median wall time of one workload run \
+(one count of each size of the workload, on the given thread count); higher is faster; \
+compare scores only between reports with the same workload id and program version";
+
+/// Version of the JSON layout of this report; bump it when a field changes meaning or goes.
+pub const REPORT_FORMAT: u32 = 1;
+
+/// Runs faster than this are timed with too much relative noise (thread-pool start-up and
+/// scheduler ticks are milliseconds), seconds.
+pub const SHORT_RUN_SECONDS: f64 = 0.050;
+
+/// Runs of one test more than this far apart (max / min) are too noisy to compare.
+pub const MAX_SPREAD: f64 = 1.10;
+
+/// A 1-minute load average from this much up means other programs used at least one core's
+/// worth of CPU when the benchmark started, runnable threads.
+pub const BUSY_LOAD: f64 = 1.0;
+
+/// Fewer runs than this give no usable spread.
+pub const MIN_TRUSTED_RUNS: usize = 3;
+
+/// Timed wall times of repeated runs and their summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    /// Wall time of each timed run, in order, seconds.
+    pub runs_seconds: Vec<f64>,
+    /// Median of the runs, seconds (the figure to quote).
+    pub median_seconds: f64,
+    /// Fastest run, seconds.
+    pub min_seconds: f64,
+    /// Slowest run, seconds.
+    pub max_seconds: f64,
+    /// Slowest over fastest run, ratio (1.0 = no noise).
+    pub spread: f64,
+}
+
+impl Sample {
+    /// Summarises `runs_seconds` (at least one run).
+    pub fn of(runs_seconds: Vec<f64>) -> Sample {
+        assert!(!runs_seconds.is_empty(), "a sample has at least one run");
+        let mut sorted = runs_seconds.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mid = sorted.len() / 2;
+        let median = if sorted.len() % 2 == 1 {
+            sorted[mid]
+        } else {
+            (sorted[mid - 1] + sorted[mid]) / 2.0
+        };
+        let (min, max) = (sorted[0], sorted[sorted.len() - 1]);
+        Sample {
+            runs_seconds,
+            median_seconds: median,
+            min_seconds: min,
+            max_seconds: max,
+            spread: if min > 0.0 { max / min } else { f64::INFINITY },
+        }
+    }
+}
+
+/// A per-second rate, 0 when the time is 0.
+fn per_second(amount: u128, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        amount as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// One test: one board size on one thread count.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestResult {
+    /// Board size.
+    pub n: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// Solutions found by every run (checked against A000170), count.
+    pub total: u128,
+    /// Unique solutions found by every run (checked against A002562), count.
+    pub unique: u128,
+    /// Search nodes of one run (depends on the engine version), count.
+    pub nodes: u128,
+    /// Work units in the plan, count.
+    pub units: usize,
+    /// Identity of the unit plan, 16 hex digits.
+    pub plan_id: String,
+    /// Wall times of the timed runs.
+    pub time: Sample,
+    /// Nodes per second at the median time, nodes/s.
+    pub nodes_per_second: f64,
+    /// Solutions per second at the median time, solutions/s.
+    pub solutions_per_second: f64,
+}
+
+impl TestResult {
+    /// The result of timing `counts` (checked) on `threads` threads.
+    pub fn new(threads: usize, counts: &Counts, plan: &UnitPlan, time: Sample) -> TestResult {
+        TestResult {
+            n: counts.n,
+            threads,
+            total: counts.total,
+            unique: counts.unique,
+            nodes: counts.nodes,
+            units: plan.len(),
+            plan_id: plan.id_hex(),
+            nodes_per_second: per_second(counts.nodes, time.median_seconds),
+            solutions_per_second: per_second(counts.total, time.median_seconds),
+            time,
+        }
+    }
+
+    /// The line printed on stderr when the test is done.
+    pub fn progress_line(&self) -> String {
+        format!(
+            "  n = {:<2} threads = {:<3} median {:.3} s  (min {:.3}, max {:.3}, {} runs, counts ok)",
+            self.n,
+            self.threads,
+            self.time.median_seconds,
+            self.time.min_seconds,
+            self.time.max_seconds,
+            self.time.runs_seconds.len()
+        )
+    }
+}
+
+/// The workload as run: which sizes, which plans.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadInfo {
+    /// Workload name and version, e.g. "nq-std-1"; compare only equal ids.
+    pub id: String,
+    /// Workload version number.
+    pub version: u32,
+    /// Preset that selected it: "standard", "quick", "heavy" or "tiny".
+    pub preset: String,
+    /// Board sizes of one workload run, in order.
+    pub sizes: Vec<u32>,
+    /// Version of the unit-plan splitting rule (plan ids are per test).
+    pub plan_version: u32,
+    /// Solutions in one workload run (sum of the known totals), count.
+    pub solutions_per_run: u128,
+}
+
+impl WorkloadInfo {
+    /// Describes `w`.
+    pub fn new(w: &Workload) -> WorkloadInfo {
+        WorkloadInfo {
+            id: w.id.into(),
+            version: w.version,
+            preset: w.preset.into(),
+            sizes: w.sizes.to_vec(),
+            plan_version: PLAN_VERSION,
+            solutions_per_run: w
+                .sizes
+                .iter()
+                .map(|&n| {
+                    nqueens::known::lookup(n)
+                        .expect("workload sizes are in the known table")
+                        .total
+                })
+                .sum(),
+        }
+    }
+
+    /// "workload nq-std-1 (n = 15, 16; plan v1), 5 runs after 1 warm-up each".
+    pub fn header_line(&self, runs: usize) -> String {
+        let sizes: Vec<String> = self.sizes.iter().map(u32::to_string).collect();
+        format!(
+            "nqueens bench: workload {} (n = {}; plan v{}), {runs} run(s) after 1 warm-up each, every count checked",
+            self.id,
+            sizes.join(", "),
+            self.plan_version
+        )
+    }
+}
+
+/// The whole workload on one thread count: a row of the scaling table.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScalingRow {
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time of each workload run (the sum of its tests' i-th runs).
+    pub time: Sample,
+    /// Nodes of one workload run per second at the median time, nodes/s.
+    pub nodes_per_second: f64,
+    /// Solutions of one workload run per second at the median time, solutions/s.
+    pub solutions_per_second: f64,
+    /// Workload runs per hour at the median time (see score_definition), runs/h.
+    pub score: f64,
+    /// Median time on 1 thread over median time here, ratio.
+    pub speedup: f64,
+    /// Speed-up over threads, ratio (1.0 = perfect scaling).
+    pub efficiency: f64,
+}
+
+/// A reason not to trust a figure of the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Warning {
+    /// Kind: "debug_build", "busy", "few_runs", "oversubscribed", "short_run" or "spread".
+    pub kind: &'static str,
+    /// What is wrong and what to do, one line.
+    pub message: String,
+}
+
+/// Everything `nqueens bench --json` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// Version of this JSON layout.
+    pub report_format: u32,
+    /// The workload.
+    pub workload: WorkloadInfo,
+    /// How the scores are defined (text).
+    pub score_definition: &'static str,
+    /// The machine and binary.
+    pub machine: Machine,
+    /// Timed runs per test, count.
+    pub runs: usize,
+    /// Untimed (but checked) warm-up runs per test, count.
+    pub warmup_runs: usize,
+    /// When the report was made, seconds since 1970-01-01 UTC.
+    pub unix_time_seconds: u64,
+    /// Every test: each size on each thread count.
+    pub tests: Vec<TestResult>,
+    /// The whole workload per thread count, ascending; the first row is 1 thread.
+    pub scaling: Vec<ScalingRow>,
+    /// Score on 1 thread, workload runs per hour.
+    pub single_thread_score: f64,
+    /// Score on the most threads measured, workload runs per hour.
+    pub multi_thread_score: f64,
+    /// Thread count of the multi-thread score (default: all logical cores).
+    pub multi_threads: usize,
+    /// Multi-thread over single-thread speed, ratio.
+    pub speedup: f64,
+    /// Speed-up over multi_threads, ratio (1.0 = perfect scaling).
+    pub efficiency: f64,
+    /// Reasons not to trust some figures; empty when there are none.
+    pub warnings: Vec<Warning>,
+}
+
+impl BenchReport {
+    /// Builds the report from the tests, in measuring order (thread counts ascending, 1 first).
+    pub fn new(
+        workload: WorkloadInfo,
+        machine: Machine,
+        runs: usize,
+        tests: Vec<TestResult>,
+    ) -> BenchReport {
+        let mut thread_counts: Vec<usize> = tests.iter().map(|t| t.threads).collect();
+        thread_counts.dedup();
+        assert_eq!(
+            thread_counts.first(),
+            Some(&1),
+            "1 thread is always measured first"
+        );
+        let mut scaling: Vec<ScalingRow> = Vec::new();
+        for &threads in &thread_counts {
+            let of_threads: Vec<&TestResult> =
+                tests.iter().filter(|t| t.threads == threads).collect();
+            let runs_seconds = (0..runs)
+                .map(|i| of_threads.iter().map(|t| t.time.runs_seconds[i]).sum())
+                .collect();
+            let time = Sample::of(runs_seconds);
+            let nodes: u128 = of_threads.iter().map(|t| t.nodes).sum();
+            let speedup = scaling
+                .first()
+                .map_or(1.0, |one| one.time.median_seconds / time.median_seconds);
+            scaling.push(ScalingRow {
+                threads,
+                nodes_per_second: per_second(nodes, time.median_seconds),
+                solutions_per_second: per_second(workload.solutions_per_run, time.median_seconds),
+                score: 3600.0 / time.median_seconds,
+                speedup,
+                efficiency: speedup / threads as f64,
+                time,
+            });
+        }
+        let (single, multi) = (&scaling[0], &scaling[scaling.len() - 1]);
+        let warnings = warnings(&machine, runs, &tests);
+        BenchReport {
+            report_format: REPORT_FORMAT,
+            score_definition: SCORE_DEFINITION,
+            runs,
+            warmup_runs: 1,
+            unix_time_seconds: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            single_thread_score: single.score,
+            multi_thread_score: multi.score,
+            multi_threads: multi.threads,
+            speedup: multi.speedup,
+            efficiency: multi.efficiency,
+            workload,
+            machine,
+            tests,
+            scaling,
+            warnings,
+        }
+    }
+
+    /// The human-readable report.
+    pub fn text(&self) -> String {
+        let m = &self.machine;
+        let mut s = String::new();
+        s.push_str(&format!(
+            "workload  {} (n = {:?}, plan v{})\n",
+            self.workload.id, self.workload.sizes, self.workload.plan_version
+        ));
+        s.push_str(&format!("cpu       {}\n", m.cpu_line()));
+        s.push_str(&format!("system    {}\n", m.system_line()));
+        s.push_str(&format!("program   {} ({} build)\n", m.program, m.profile));
+        if let Some(load) = m.load_average {
+            s.push_str(&format!(
+                "load      {load:.2} (1-minute load average at the start)\n"
+            ));
+        }
+        s.push_str(&format!(
+            "runs      {} timed after 1 warm-up per test; every count checked\n\n",
+            self.runs
+        ));
+        s.push_str(&format!(
+            "{:>7} {:>3} {:>10} {:>10} {:>10} {:>7} {:>12} {:>14}\n",
+            "threads", "n", "median s", "min s", "max s", "spread", "nodes/s", "solutions/s"
+        ));
+        for t in &self.tests {
+            s.push_str(&format!(
+                "{:>7} {:>3} {:>10.4} {:>10.4} {:>10.4} {:>6.1}% {:>12} {:>14}\n",
+                t.threads,
+                t.n,
+                t.time.median_seconds,
+                t.time.min_seconds,
+                t.time.max_seconds,
+                (t.time.spread - 1.0) * 100.0,
+                si(t.nodes_per_second),
+                si(t.solutions_per_second)
+            ));
+        }
+        s.push_str(&format!(
+            "\nscaling (whole workload)\n{:>7} {:>10} {:>9} {:>11} {:>10}\n",
+            "threads", "median s", "speed-up", "efficiency", "score"
+        ));
+        for r in &self.scaling {
+            s.push_str(&format!(
+                "{:>7} {:>10.4} {:>8.2}x {:>10.1}% {:>10.1}\n",
+                r.threads,
+                r.time.median_seconds,
+                r.speedup,
+                r.efficiency * 100.0,
+                r.score
+            ));
+        }
+        s.push_str(&format!(
+            "\nsingle-thread score  {:.1}\n",
+            self.single_thread_score
+        ));
+        s.push_str(&format!(
+            "multi-thread score   {:.1}  ({} threads)\n",
+            self.multi_thread_score, self.multi_threads
+        ));
+        s.push_str(&format!(
+            "speed-up             {:.2}x on {} threads, parallel efficiency {:.1}%\n",
+            self.speedup,
+            self.multi_threads,
+            self.efficiency * 100.0
+        ));
+        s.push_str(
+            "score = workload runs per hour = 3600 s / median wall time of one workload run;\n",
+        );
+        s.push_str(
+            "higher is faster; compare only reports of the same workload id and program version\n",
+        );
+        if !self.warnings.is_empty() {
+            s.push_str(&format!(
+                "{} warning(s), see stderr or --json\n",
+                self.warnings.len()
+            ));
+        }
+        s
+    }
+}
+
+/// The trust warnings for a finished benchmark.
+fn warnings(machine: &Machine, runs: usize, tests: &[TestResult]) -> Vec<Warning> {
+    let mut w = Vec::new();
+    let mut push = |kind, message| w.push(Warning { kind, message });
+    if machine.profile != "release" {
+        push(
+            "debug_build",
+            "this is a debug build: timings are not comparable; build with --release".into(),
+        );
+    }
+    if let Some(load) = machine.load_average.filter(|&l| l >= BUSY_LOAD) {
+        push(
+            "busy",
+            format!(
+                "the load average was {load:.2} on {} logical cores when the benchmark started: other programs compete for the CPU, so times are high and scaling is understated",
+                machine.logical_cores
+            ),
+        );
+    }
+    if runs < MIN_TRUSTED_RUNS {
+        push(
+            "few_runs",
+            format!("only {runs} timed run(s) per test: use --runs {MIN_TRUSTED_RUNS} or more for a median and spread worth trusting"),
+        );
+    }
+    let mut oversubscribed: Vec<usize> = tests
+        .iter()
+        .map(|t| t.threads)
+        .filter(|&t| t > machine.logical_cores)
+        .collect();
+    oversubscribed.dedup();
+    for threads in oversubscribed {
+        push(
+            "oversubscribed",
+            format!("{threads} threads requested but the machine has {} logical cores: threads share cores", machine.logical_cores),
+        );
+    }
+    for t in tests {
+        if t.time.min_seconds < SHORT_RUN_SECONDS {
+            push(
+                "short_run",
+                format!(
+                    "n = {} on {} thread(s): a run took {:.1} ms, under {:.0} ms the timing is mostly noise; use a larger workload",
+                    t.n,
+                    t.threads,
+                    t.time.min_seconds * 1e3,
+                    SHORT_RUN_SECONDS * 1e3
+                ),
+            );
+        }
+        if t.time.spread > MAX_SPREAD {
+            push(
+                "spread",
+                format!(
+                    "n = {} on {} thread(s): slowest run {:.0}% slower than fastest (over {:.0}%): the machine was busy or throttling, or the runs are too short",
+                    t.n,
+                    t.threads,
+                    (t.time.spread - 1.0) * 100.0,
+                    (MAX_SPREAD - 1.0) * 100.0
+                ),
+            );
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(n: u32, threads: usize, runs: Vec<f64>) -> TestResult {
+        let k = nqueens::known::lookup(n).unwrap();
+        TestResult {
+            n,
+            threads,
+            total: k.total,
+            unique: k.unique,
+            nodes: 1_000_000,
+            units: 1,
+            plan_id: "0".into(),
+            nodes_per_second: 0.0,
+            solutions_per_second: 0.0,
+            time: Sample::of(runs),
+        }
+    }
+
+    fn machine(logical_cores: usize) -> Machine {
+        Machine {
+            logical_cores,
+            profile: "release".into(),
+            load_average: Some(0.0),
+            ..Machine::detect()
+        }
+    }
+
+    #[test]
+    fn summarises_odd_and_even_samples() {
+        let s = Sample::of(vec![3.0, 1.0, 2.0]);
+        assert_eq!(
+            (s.median_seconds, s.min_seconds, s.max_seconds, s.spread),
+            (2.0, 1.0, 3.0, 3.0)
+        );
+        assert_eq!(Sample::of(vec![4.0, 1.0, 2.0, 3.0]).median_seconds, 2.5);
+        assert_eq!(
+            s.runs_seconds,
+            vec![3.0, 1.0, 2.0],
+            "runs stay in measuring order"
+        );
+    }
+
+    #[test]
+    fn scaling_sums_runs_and_divides_by_one_thread() {
+        let tests = vec![
+            test(14, 1, vec![1.0, 1.0, 1.0]),
+            test(15, 1, vec![3.0, 3.0, 3.0]),
+            test(14, 2, vec![0.5, 0.5, 0.5]),
+            test(15, 2, vec![1.5, 1.5, 1.5]),
+        ];
+        let r = BenchReport::new(
+            WorkloadInfo::new(&super::super::QUICK),
+            machine(2),
+            3,
+            tests,
+        );
+        assert_eq!(r.scaling.len(), 2);
+        assert_eq!(r.scaling[0].time.median_seconds, 4.0);
+        assert_eq!(r.scaling[1].time.median_seconds, 2.0);
+        assert_eq!((r.speedup, r.efficiency, r.multi_threads), (2.0, 1.0, 2));
+        assert_eq!(
+            (r.single_thread_score, r.multi_thread_score),
+            (900.0, 1800.0)
+        );
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn warns_about_untrustworthy_runs() {
+        let tests = vec![test(12, 1, vec![0.010, 0.020]), test(12, 4, vec![0.1, 0.1])];
+        let busy = Machine {
+            load_average: Some(1.5),
+            ..machine(2)
+        };
+        let r = BenchReport::new(WorkloadInfo::new(&super::super::TINY), busy, 2, tests);
+        let kinds: Vec<&str> = r.warnings.iter().map(|w| w.kind).collect();
+        assert_eq!(
+            kinds,
+            ["busy", "few_runs", "oversubscribed", "short_run", "spread"]
+        );
+    }
+}

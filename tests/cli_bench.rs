@@ -1,0 +1,296 @@
+//! CLI tests of `nqueens bench`: the JSON report has every field, the counts are checked
+//! (the test hook makes the check fail, exit 1), bad input is one line with exit 2.
+//! Most tests use the hidden `--tiny` preset (milliseconds); one runs `--quick` once.
+
+mod common;
+
+use common::nqueens;
+use serde_json::Value;
+
+/// Runs `nqueens bench ARGS --json`, expects success, returns the parsed report.
+fn bench_json(args: &[&str]) -> Value {
+    let out = nqueens()
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("nqueens runs");
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON report")
+}
+
+/// The value at a dotted path in `v`, e.g. `at(&r, "tests.0.n")`; panics naming a missing field.
+fn at<'a>(v: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(v, |v, key| {
+        let next = match key.parse::<usize>() {
+            Ok(i) => v.get(i),
+            Err(_) => v.get(key),
+        };
+        next.unwrap_or_else(|| panic!("field {path} is missing in {v}"))
+    })
+}
+
+/// The `kind` of every warning of a report.
+fn warning_kinds(r: &Value) -> Vec<&str> {
+    let warnings = at(r, "warnings").as_array().expect("warnings is a list");
+    warnings
+        .iter()
+        .map(|w| at(w, "kind").as_str().expect("kind is a string"))
+        .collect()
+}
+
+/// The thread count of every scaling row of a report.
+fn scaling_threads(r: &Value) -> Vec<u64> {
+    let rows = at(r, "scaling").as_array().expect("scaling is a list");
+    rows.iter()
+        .map(|s| at(s, "threads").as_u64().expect("threads is a number"))
+        .collect()
+}
+
+fn f64_at(v: &Value, path: &str) -> f64 {
+    at(v, path)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path} is not a number"))
+}
+
+const TOP_LEVEL: [&str; 15] = [
+    "report_format",
+    "workload",
+    "score_definition",
+    "machine",
+    "runs",
+    "warmup_runs",
+    "unix_time_seconds",
+    "tests",
+    "scaling",
+    "single_thread_score",
+    "multi_thread_score",
+    "multi_threads",
+    "speedup",
+    "efficiency",
+    "warnings",
+];
+const WORKLOAD: [&str; 6] = [
+    "id",
+    "version",
+    "preset",
+    "sizes",
+    "plan_version",
+    "solutions_per_run",
+];
+const MACHINE: [&str; 10] = [
+    "cpu_model",
+    "logical_cores",
+    "physical_cores",
+    "os",
+    "kernel",
+    "arch",
+    "target_features",
+    "program",
+    "profile",
+    "load_average",
+];
+const TEST: [&str; 10] = [
+    "n",
+    "threads",
+    "total",
+    "unique",
+    "nodes",
+    "units",
+    "plan_id",
+    "time",
+    "nodes_per_second",
+    "solutions_per_second",
+];
+const TIME: [&str; 5] = [
+    "runs_seconds",
+    "median_seconds",
+    "min_seconds",
+    "max_seconds",
+    "spread",
+];
+const SCALING: [&str; 7] = [
+    "threads",
+    "time",
+    "nodes_per_second",
+    "solutions_per_second",
+    "score",
+    "speedup",
+    "efficiency",
+];
+
+/// Asserts that the object `v` has exactly the fields `keys`.
+fn assert_fields(v: &Value, keys: &[&str], what: &str) {
+    let mut have: Vec<&str> = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{what} is not an object"))
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut want = keys.to_vec();
+    have.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(have, want, "fields of {what}");
+}
+
+/// Asserts the whole layout of a report: every field present, no unknown one.
+fn assert_report_layout(r: &Value) {
+    assert_fields(r, &TOP_LEVEL, "the report");
+    assert_fields(at(r, "workload"), &WORKLOAD, "workload");
+    assert_fields(at(r, "machine"), &MACHINE, "machine");
+    for t in at(r, "tests").as_array().expect("tests is a list") {
+        assert_fields(t, &TEST, "a test");
+        assert_fields(at(t, "time"), &TIME, "a test's time");
+    }
+    for s in at(r, "scaling").as_array().expect("scaling is a list") {
+        assert_fields(s, &SCALING, "a scaling row");
+        assert_fields(at(s, "time"), &TIME, "a scaling row's time");
+    }
+    for w in at(r, "warnings").as_array().expect("warnings is a list") {
+        assert_fields(w, &["kind", "message"], "a warning");
+    }
+}
+
+#[test]
+fn bench_tiny_json_has_every_field_and_checked_counts() {
+    let r = bench_json(&["--tiny", "--runs", "3", "--threads", "1,2"]);
+    assert_report_layout(&r);
+    assert_eq!(at(&r, "workload.id"), "nq-tiny-1");
+    assert_eq!(at(&r, "workload.sizes"), &serde_json::json!([10, 11, 12]));
+    assert_eq!(
+        at(&r, "workload.solutions_per_run").as_u64(),
+        Some(724 + 2680 + 14200)
+    );
+    assert_eq!(at(&r, "runs").as_u64(), Some(3));
+    assert!(at(&r, "score_definition")
+        .as_str()
+        .unwrap()
+        .contains("runs per hour"));
+    let tests = at(&r, "tests").as_array().unwrap();
+    assert_eq!(tests.len(), 6, "3 sizes on 2 thread counts");
+    for t in tests {
+        let n = at(t, "n").as_u64().unwrap() as u32;
+        assert_eq!(
+            at(t, "total").as_u64().map(u128::from),
+            Some(nqueens::known::lookup(n).unwrap().total)
+        );
+        assert_eq!(at(t, "time.runs_seconds").as_array().unwrap().len(), 3);
+        let (min, med, max) = (
+            f64_at(t, "time.min_seconds"),
+            f64_at(t, "time.median_seconds"),
+            f64_at(t, "time.max_seconds"),
+        );
+        assert!(0.0 < min && min <= med && med <= max, "{min} {med} {max}");
+    }
+    assert_eq!(scaling_threads(&r), [1, 2]);
+    let scaling = at(&r, "scaling").as_array().unwrap();
+    assert_eq!(f64_at(&scaling[0], "speedup"), 1.0);
+    let single = f64_at(&r, "single_thread_score");
+    assert!((single - 3600.0 / f64_at(&scaling[0], "time.median_seconds")).abs() < 1e-6 * single);
+    assert_eq!(at(&r, "multi_threads").as_u64(), Some(2));
+    // Every tiny run is far under 50 ms: the report must say so.
+    let kinds = warning_kinds(&r);
+    assert!(kinds.contains(&"short_run"), "{kinds:?}");
+}
+
+#[test]
+fn bench_quick_json_parses_and_warns_about_one_run() {
+    let r = bench_json(&["--quick", "--runs", "1"]);
+    assert_report_layout(&r);
+    assert_eq!(at(&r, "workload.id"), "nq-quick-1");
+    assert_eq!(at(&r, "workload.preset"), "quick");
+    assert_eq!(at(&r, "tests.0.total").as_u64(), Some(365_596));
+    let kinds = warning_kinds(&r);
+    assert!(kinds.contains(&"few_runs"), "{kinds:?}");
+}
+
+#[test]
+fn bench_text_report_has_scores_and_scaling_table() {
+    let out = nqueens()
+        .args(["bench", "--tiny", "--runs", "1", "--threads", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "workload  nq-tiny-1",
+        "cpu ",
+        "single-thread score",
+        "multi-thread score",
+        "scaling (whole workload)",
+        "runs per hour",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("warning: only 1 timed run"), "{stderr}");
+}
+
+#[test]
+fn bench_warns_when_threads_exceed_logical_cores() {
+    let too_many = (num_cpus::get() + 1).to_string();
+    let r = bench_json(&["--tiny", "--runs", "1", "--threads", &too_many]);
+    let kinds = warning_kinds(&r);
+    assert!(kinds.contains(&"oversubscribed"), "{kinds:?}");
+    assert_eq!(
+        scaling_threads(&r),
+        [1, num_cpus::get() as u64 + 1],
+        "1 thread is always the baseline"
+    );
+}
+
+#[test]
+fn bench_fails_with_exit_1_when_a_count_is_wrong() {
+    let out = nqueens()
+        .args(["bench", "--tiny", "--runs", "1", "--json"])
+        .env("NQUEENS_BENCH_CORRUPT_EXPECTED", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no report for a failed benchmark");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("benchmark failed: wrong count for n = 10"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bench_rejects_bad_input_with_one_line_and_exit_2() {
+    for (args, says) in [
+        (&["--runs", "0"][..], "run count 0"),
+        (&["--threads", "0"][..], "thread count 0"),
+        (&["--threads", "a,b"][..], "'a' is not a thread count"),
+        (&["--threads", "2,"][..], "is not a thread count"),
+        (&["--quick", "--heavy"][..], "cannot be used with"),
+    ] {
+        let out = nqueens().arg("bench").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn bench_help_states_the_score_definition() {
+    let out = nqueens().args(["bench", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("workload runs per hour"), "{help}");
+    assert!(help.contains("--quick") && help.contains("--heavy") && help.contains("--runs"));
+    assert!(!help.contains("--tiny"), "the test preset stays hidden");
+}
+
+#[test]
+fn fixtures_have_the_layout_of_a_real_report() {
+    for name in ["bench-a.json", "bench-b.json"] {
+        let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_report_layout(&v);
+    }
+}
