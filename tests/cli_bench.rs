@@ -202,7 +202,7 @@ fn bench_tiny_json_has_every_field_and_checked_counts() {
 fn bench_quick_json_parses_and_warns_about_one_run() {
     let r = bench_json(&["--quick", "--runs", "1"]);
     assert_report_layout(&r);
-    assert_eq!(at(&r, "workload.id"), "nq-quick-1");
+    assert_eq!(at(&r, "workload.id"), "nq-quick-2");
     assert_eq!(at(&r, "workload.preset"), "quick");
     assert_eq!(at(&r, "tests.0.total").as_u64(), Some(365_596));
     let kinds = warning_kinds(&r);

@@ -38,25 +38,27 @@ pub struct Workload {
     pub sizes: &'static [u32],
 }
 
-/// The default workload: n = 15 and 16; 75 s with 5 runs on a busy 2-core Xeon (measured).
+/// The default workload: n = 16 and 17; about 50 s with 5 runs on a 2-core Xeon.
+/// (Version 1 was n = 15, 16, sized for the engine before the interleaved kernel.)
 pub const STANDARD: Workload = Workload {
-    id: "nq-std-1",
-    version: 1,
+    id: "nq-std-2",
+    version: 2,
     preset: "standard",
-    sizes: &[15, 16],
+    sizes: &[16, 17],
 };
-/// `--quick`: n = 14; about 2 s with 5 runs on a busy 2-core Xeon (measured).
+/// `--quick`: n = 16; about 6 s with 5 runs on a 2-core Xeon. (Version 1 was n = 14, now
+/// too short to time well.)
 pub const QUICK: Workload = Workload {
-    id: "nq-quick-1",
-    version: 1,
+    id: "nq-quick-2",
+    version: 2,
     preset: "quick",
-    sizes: &[14],
+    sizes: &[16],
 };
-/// `--heavy`: n = 18, for machines with many cores; about an hour with 5 runs on 2 cores
-/// (estimated from n = 16 and the ~7x growth per n, not run).
+/// `--heavy`: n = 18, for machines with many cores; about 5 minutes with 5 runs on 2 cores
+/// (estimated from n = 17 and the growth of the known counts).
 pub const HEAVY: Workload = Workload {
-    id: "nq-heavy-1",
-    version: 1,
+    id: "nq-heavy-2",
+    version: 2,
     preset: "heavy",
     sizes: &[18],
 };
@@ -114,11 +116,11 @@ pub struct BenchArgs {
     /// 1 is always measured, as the baseline of speed-up. Default: 1 and all logical cores.
     #[arg(short = 't', long, value_name = "LIST")]
     pub threads: Option<ThreadCounts>,
-    /// Quick preset, workload nq-quick-1 (n = 14): a few seconds on 2 cores.
+    /// Quick preset, workload nq-quick-2 (n = 16): about 6 s on 2 cores.
     #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
     pub quick: bool,
-    /// Heavy preset, workload nq-heavy-1 (n = 18): for many-core machines; about an hour on 2
-    /// cores (estimated).
+    /// Heavy preset, workload nq-heavy-2 (n = 18): for many-core machines; about 5 minutes on
+    /// 2 cores (estimated).
     #[arg(long, conflicts_with = "tiny")]
     pub heavy: bool,
     /// Test-suite preset, workload nq-tiny-1 (n = 10..12): too short to mean anything.

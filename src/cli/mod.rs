@@ -47,8 +47,8 @@ pub enum Command {
     Animate(animate::AnimateArgs),
     /// Benchmark this CPU: a fixed, checked workload on 1 thread and on all threads.
     ///
-    /// Counts a fixed, versioned list of board sizes (workload nq-std-1: n = 15, 16; --quick:
-    /// nq-quick-1, n = 14; --heavy: nq-heavy-1, n = 18), each after one warm-up and then
+    /// Counts a fixed, versioned list of board sizes (workload nq-std-2: n = 16, 17; --quick:
+    /// nq-quick-2, n = 16; --heavy: nq-heavy-2, n = 18), each after one warm-up and then
     /// --runs times, on 1 thread and on all logical cores (or each count of --threads LIST).
     /// Reports median, min and max wall time, nodes/s, solutions/s, speed-up, parallel
     /// efficiency, the machine (CPU, cores, OS, compiled target features) and warnings about

@@ -179,7 +179,7 @@ impl WorkloadInfo {
         }
     }
 
-    /// "workload nq-std-1 (n = 15, 16; plan v1), 5 runs after 1 warm-up each".
+    /// "workload nq-std-2 (n = 16, 17; plan v2), 5 runs after 1 warm-up each".
     pub fn header_line(&self, runs: usize) -> String {
         let sizes: Vec<String> = self.sizes.iter().map(u32::to_string).collect();
         format!(
