@@ -204,7 +204,7 @@ fn bench_quick_json_parses_and_warns_about_one_run() {
     assert_report_layout(&r);
     assert_eq!(at(&r, "workload.id"), "nq-quick-2");
     assert_eq!(at(&r, "workload.preset"), "quick");
-    assert_eq!(at(&r, "tests.0.total").as_u64(), Some(365_596));
+    assert_eq!(at(&r, "tests.0.total").as_u64(), Some(14_772_512));
     let kinds = warning_kinds(&r);
     assert!(kinds.contains(&"few_runs"), "{kinds:?}");
 }
