@@ -162,8 +162,8 @@ impl CountReport {
     /// The header of the one-row-per-n table.
     pub fn table_header() -> String {
         format!(
-            "{:>3} {:>20} {:>19} {:>8} {:>6} {:>20} {:>10}  {}",
-            "n", "total", "unique", "orbits4", "orbits2", "nodes", "seconds", "known"
+            "{:>3} {:>20} {:>19} {:>19} {:>8} {:>7} {:>20} {:>10}  {}",
+            "n", "total", "unique", "orbits8", "orbits4", "orbits2", "nodes", "seconds", "known"
         )
     }
 
@@ -175,10 +175,11 @@ impl CountReport {
             KnownCheck::Unknown => "-",
         };
         format!(
-            "{:>3} {:>20} {:>19} {:>8} {:>6} {:>20} {:>10.3}  {}",
+            "{:>3} {:>20} {:>19} {:>19} {:>8} {:>7} {:>20} {:>10.3}  {}",
             self.n,
             grouped(self.total),
             grouped(self.unique),
+            grouped(self.orbits8),
             grouped(self.orbits4),
             grouped(self.orbits2),
             grouped(self.nodes),
