@@ -1,6 +1,7 @@
 //! The engine: pure computation, no I/O. Bit-board kernels, symmetry, the unit plan, the
 //! reference solver and the combination of unit results into counts.
 
+pub mod cost;
 pub mod counts;
 pub mod kernel;
 pub mod plan;

@@ -2,3 +2,8 @@
 //! tricks.
 
 pub mod local;
+pub mod checkpoint;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod record;
+pub mod shard;
