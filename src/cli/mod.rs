@@ -4,6 +4,11 @@
 pub mod args;
 pub mod count;
 pub mod format;
+pub mod merge;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod plan;
+pub mod progress;
 pub mod verify;
 
 use std::process::ExitCode;
@@ -31,6 +36,12 @@ pub enum Command {
     /// Count n = 1..MAX and check every value against the known table, Burnside's identity
     /// and (n <= 10) the reference solver.
     Verify(verify::VerifyArgs),
+    /// Merge shard files (from `count N --shard K/M --out FILE`) into the count of N; the set
+    /// must cover every unit of the plan exactly once.
+    Merge(merge::MergeArgs),
+    /// Print the unit plan of N (ids, pre-placed queens, weights, estimated costs) for
+    /// external schedulers, or its statistics and a makespan estimate with --stats.
+    Plan(plan::PlanArgs),
 }
 
 /// What a subcommand reports back to `main`.
@@ -41,6 +52,8 @@ pub fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),
+        Command::Merge(a) => merge::run(&a),
+        Command::Plan(a) => plan::run(&a),
     }
 }
 
