@@ -72,7 +72,8 @@ impl KnownCheck {
         match known::lookup(c.n) {
             None => KnownCheck::Unknown,
             Some(k) => {
-                let orbits_ok = c.n == 1 || (k.orbits8, k.orbits4, k.orbits2) == (c.orbits8, c.orbits4, c.orbits2);
+                let orbits_ok = c.n == 1
+                    || (k.orbits8, k.orbits4, k.orbits2) == (c.orbits8, c.orbits4, c.orbits2);
                 if k.total == c.total && k.unique == c.unique && orbits_ok {
                     KnownCheck::Match
                 } else {
@@ -140,12 +141,27 @@ impl CountReport {
             fixed90: c.fixed90,
             nodes: c.nodes,
             seconds,
-            nodes_per_second: if seconds > 0.0 { c.nodes as f64 / seconds } else { 0.0 },
+            nodes_per_second: if seconds > 0.0 {
+                c.nodes as f64 / seconds
+            } else {
+                0.0
+            },
             threads,
             units: plan.len(),
             plan_id: plan.id_hex(),
             known: KnownCheck::of(c),
         }
+    }
+
+    /// Sets the speed from the nodes this run computed (a resumed count took the others from
+    /// its checkpoint, in an earlier run's time).
+    pub fn with_speed(mut self, nodes_this_run: u128) -> CountReport {
+        self.nodes_per_second = if self.seconds > 0.0 {
+            nodes_this_run as f64 / self.seconds
+        } else {
+            0.0
+        };
+        self
     }
 
     /// The multi-line text block for a single count.
@@ -154,7 +170,12 @@ impl CountReport {
         let orbits = if self.n == 1 {
             "one orbit of size 1".to_string()
         } else {
-            format!("size 8: {}   size 4: {}   size 2: {}", grouped(self.orbits8), grouped(self.orbits4), grouped(self.orbits2))
+            format!(
+                "size 8: {}   size 4: {}   size 2: {}",
+                grouped(self.orbits8),
+                grouped(self.orbits4),
+                grouped(self.orbits2)
+            )
         };
         let rows = [
             ("n", self.n.to_string()),
@@ -165,7 +186,10 @@ impl CountReport {
             ("time", duration(self.seconds)),
             ("speed", format!("{}nodes/s", si(self.nodes_per_second))),
             ("threads", self.threads.to_string()),
-            ("units", format!("{} (plan {})", grouped(self.units as u128), self.plan_id)),
+            (
+                "units",
+                format!("{} (plan {})", grouped(self.units as u128), self.plan_id),
+            ),
             ("known", self.known.text().to_string()),
         ];
         for (k, v) in rows {
@@ -243,6 +267,8 @@ pub struct PartRun {
     pub results: Vec<Option<UnitResult>>,
     /// True if a signal stopped the run before every unit finished.
     pub interrupted: bool,
+    /// Nodes of the units taken from the checkpoint (not computed by this run).
+    pub resumed_nodes: u128,
     /// Wall time of this run, seconds.
     pub seconds: f64,
 }
@@ -252,23 +278,45 @@ impl PartRun {
     pub fn tally(&self, plan: &UnitPlan, scope: &[Unit]) -> Tally {
         let mut t = Tally::default();
         for u in scope {
-            t.add(&plan.units()[u.id as usize].kind, &self.results[u.id as usize].expect("every unit of the scope finished"));
+            t.add(
+                &plan.units()[u.id as usize].kind,
+                &self.results[u.id as usize].expect("every unit of the scope finished"),
+            );
         }
         t
     }
 }
 
 /// Opens the checkpoint (if any) and says on stderr what it resumes.
-pub fn open_checkpoint(path: Option<&Path>, plan: &UnitPlan, scope: &str, scope_len: usize) -> anyhow::Result<(Option<Checkpoint>, Recorded)> {
+pub fn open_checkpoint(
+    path: Option<&Path>,
+    plan: &UnitPlan,
+    scope: &str,
+    scope_len: usize,
+) -> anyhow::Result<(Option<Checkpoint>, Recorded)> {
     let Some(path) = path else {
-        return Ok((None, Recorded { results: vec![None; plan.len()], torn: false }));
+        return Ok((
+            None,
+            Recorded {
+                results: vec![None; plan.len()],
+                torn: false,
+            },
+        ));
     };
     let (c, rec) = Checkpoint::open(path, plan, scope)?;
     if rec.torn {
-        eprintln!("nqueens: {}: dropped a torn last line (a write cut short); that unit is redone", path.display());
+        eprintln!(
+            "nqueens: {}: dropped a torn last line (a write cut short); that unit is redone",
+            path.display()
+        );
     }
     if rec.count() > 0 {
-        eprintln!("nqueens: resuming from {}: {} of {} units already done", path.display(), grouped(rec.count() as u128), grouped(scope_len as u128));
+        eprintln!(
+            "nqueens: resuming from {}: {} of {} units already done",
+            path.display(),
+            grouped(rec.count() as u128),
+            grouped(scope_len as u128)
+        );
     }
     Ok((Some(c), rec))
 }
@@ -284,11 +332,20 @@ pub fn interrupted(done: usize, total: usize, checkpoint: Option<&Path>) -> Exit
 }
 
 /// Runs the units of `scope` not yet in the checkpoint on local threads, recording each.
-pub fn run_part(plan: &UnitPlan, scope: &[Unit], scope_name: &str, a: &CountArgs, threads: usize) -> anyhow::Result<PartRun> {
+pub fn run_part(
+    plan: &UnitPlan,
+    scope: &[Unit],
+    scope_name: &str,
+    a: &CountArgs,
+    threads: usize,
+) -> anyhow::Result<PartRun> {
     let start = Instant::now();
     let stop = stop_flag();
     let (ckpt, rec) = open_checkpoint(a.checkpoint.as_deref(), plan, scope_name, scope.len())?;
-    let (done, todo): (Vec<Unit>, Vec<Unit>) = scope.iter().partition(|u| rec.results[u.id as usize].is_some());
+    let (done, todo): (Vec<Unit>, Vec<Unit>) = scope
+        .iter()
+        .partition(|u| rec.results[u.id as usize].is_some());
+    let resumed_nodes = rec.nodes();
     let progress = Progress::new(!a.quiet, plan.n(), scope, &done);
     let results = Mutex::new(rec.results);
     let write_error = Mutex::new(None);
@@ -296,7 +353,10 @@ pub fn run_part(plan: &UnitPlan, scope: &[Unit], scope_name: &str, a: &CountArgs
         if let Some(c) = &ckpt {
             if let Err(e) = c.record(u.id, r) {
                 // Stop rather than compute results that cannot be kept.
-                write_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                write_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
                 stop.store(true, Ordering::SeqCst);
             }
         }
@@ -305,22 +365,32 @@ pub fn run_part(plan: &UnitPlan, scope: &[Unit], scope_name: &str, a: &CountArgs
     });
     progress.finish();
     if let Some(c) = &ckpt {
-        c.sync().with_context(|| format!("checkpoint {}", c.path().display()))?;
+        c.sync()
+            .with_context(|| format!("checkpoint {}", c.path().display()))?;
     }
     if let Some(e) = write_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        let path = ckpt.as_ref().map(|c| c.path().display().to_string()).unwrap_or_default();
+        let path = ckpt
+            .as_ref()
+            .map(|c| c.path().display().to_string())
+            .unwrap_or_default();
         bail!("cannot write checkpoint {path}: {e}");
     }
     let summary = summary?;
     Ok(PartRun {
         results: results.into_inner().unwrap_or_else(|p| p.into_inner()),
         interrupted: summary.interrupted,
+        resumed_nodes,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
 
 /// Counts one N with the long-count options (checkpoint, shard, progress, signals).
-fn run_long(n: u32, a: &CountArgs, threads: usize, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+fn run_long(
+    n: u32,
+    a: &CountArgs,
+    threads: usize,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     let plan = UnitPlan::new(n);
     let (scope, scope_name) = match a.shard {
         Some(s) => (shard::units_of(&plan, s), format!("shard {s}")),
@@ -328,13 +398,20 @@ fn run_long(n: u32, a: &CountArgs, threads: usize, out: &mut impl Write) -> anyh
     };
     let part = run_part(&plan, &scope, &scope_name, a, threads)?;
     if part.interrupted {
-        let done = scope.iter().filter(|u| part.results[u.id as usize].is_some()).count();
+        let done = scope
+            .iter()
+            .filter(|u| part.results[u.id as usize].is_some())
+            .count();
         return Ok(interrupted(done, scope.len(), a.checkpoint.as_deref()));
     }
     if let (Some(spec), Some(path)) = (a.shard, &a.out) {
-        let results: Vec<(u32, UnitResult)> = scope.iter().map(|u| (u.id, part.results[u.id as usize].expect("finished"))).collect();
+        let results: Vec<(u32, UnitResult)> = scope
+            .iter()
+            .map(|u| (u.id, part.results[u.id as usize].expect("finished")))
+            .collect();
         let file = ShardFile::new(&plan, spec, &results, part.seconds, threads);
-        write_atomically(path, &serde_json::to_string_pretty(&file)?).with_context(|| format!("cannot write shard file {}", path.display()))?;
+        write_atomically(path, &serde_json::to_string_pretty(&file)?)
+            .with_context(|| format!("cannot write shard file {}", path.display()))?;
         let nodes: u128 = results.iter().map(|(_, r)| u128::from(r.nodes)).sum();
         writeln!(
             out,
@@ -348,18 +425,28 @@ fn run_long(n: u32, a: &CountArgs, threads: usize, out: &mut impl Write) -> anyh
         return Ok(ExitCode::SUCCESS);
     }
     let counts = part.tally(&plan, &scope).finish(&plan)?;
-    print_single(&CountReport::new(&counts, &plan, part.seconds, threads), a.json, out)
+    let report = CountReport::new(&counts, &plan, part.seconds, threads)
+        .with_speed(counts.nodes - part.resumed_nodes);
+    print_single(&report, a.json, out)
 }
 
 /// Prints one count's report (text block or JSON line); exit 1 on a mismatch with the table.
-pub fn print_single(report: &CountReport, json: bool, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+pub fn print_single(
+    report: &CountReport,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     if json {
         writeln!(out, "{}", serde_json::to_string(report)?)?;
     } else {
         write!(out, "{}", report.text_block())?;
     }
     out.flush()?;
-    Ok(if report.known == KnownCheck::Mismatch { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if report.known == KnownCheck::Mismatch {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Writes `text` to a temporary file beside `path`, syncs it and renames it over `path`, so a
@@ -392,7 +479,10 @@ pub fn run(a: &CountArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
     let long = a.checkpoint.is_some() || a.shard.is_some() || a.mpi;
     if long && !a.sizes.is_single() {
-        bail!("--checkpoint, --shard and --mpi need a single N, not the range {}", a.sizes);
+        bail!(
+            "--checkpoint, --shard and --mpi need a single N, not the range {}",
+            a.sizes
+        );
     }
     if a.mpi {
         return mpi_count(a.sizes.start, a, threads);
@@ -424,5 +514,9 @@ pub fn run(a: &CountArgs) -> Outcome {
         }
         out.flush()?;
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

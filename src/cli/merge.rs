@@ -31,5 +31,9 @@ pub fn run(a: &MergeArgs) -> Outcome {
     // Time and threads of a merged count: the shards' wall times and threads added up.
     let seconds = files.iter().map(|(_, f)| f.seconds).sum();
     let threads = files.iter().map(|(_, f)| f.threads).sum();
-    print_single(&CountReport::new(&counts, &plan, seconds, threads), a.json, &mut std::io::stdout().lock())
+    print_single(
+        &CountReport::new(&counts, &plan, seconds, threads),
+        a.json,
+        &mut std::io::stdout().lock(),
+    )
 }

@@ -124,7 +124,14 @@ fn unit_row(n: u32, u: &nqueens::Unit) -> UnitRow {
         UnitKind::Fixed180 { col } => ("fixed180", vec![(0, col)], 1, "F180"),
         UnitKind::Fixed90 => ("fixed90", vec![], 1, "F90"),
     };
-    UnitRow { id: u.id, kind, queens, weight, feeds, cost: cost::estimate(n, u) }
+    UnitRow {
+        id: u.id,
+        kind,
+        queens,
+        weight,
+        feeds,
+        cost: cost::estimate(n, u),
+    }
 }
 
 fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
@@ -134,12 +141,27 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
         Some(path) => {
             let (cplan, rec) = checkpoint::read(path)?;
             if cplan.id() != plan.id() {
-                bail!("checkpoint {} is for n = {} (plan {}), not n = {} (plan {})", path.display(), cplan.n(), cplan.id_hex(), plan.n(), plan.id_hex());
+                bail!(
+                    "checkpoint {} is for n = {} (plan {}), not n = {} (plan {})",
+                    path.display(),
+                    cplan.n(),
+                    cplan.id_hex(),
+                    plan.n(),
+                    plan.id_hex()
+                );
             }
             if rec.count() != plan.len() {
-                bail!("checkpoint {} has {} of {} units: finish the count first", path.display(), rec.count(), plan.len());
+                bail!(
+                    "checkpoint {} has {} of {} units: finish the count first",
+                    path.display(),
+                    rec.count(),
+                    plan.len()
+                );
             }
-            let measured = order.iter().map(|&(u, _)| rec.results[u.id as usize].expect("complete").nodes.max(1)).collect();
+            let measured = order
+                .iter()
+                .map(|&(u, _)| rec.results[u.id as usize].expect("complete").nodes)
+                .collect();
             (measured, "measured")
         }
     };
@@ -154,10 +176,26 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
         .map(|&w| {
             let (_, ms) = shard::list_schedule(&costs, w);
             let ideal = (total as f64 / w as f64).max(max as f64);
-            Makespan { workers: w, makespan: ms, efficiency: total as f64 / (w as f64 * ms as f64), bound: total as f64 / (w as f64 * ideal) }
+            let ratio = |t: f64| {
+                if t > 0.0 {
+                    total as f64 / (w as f64 * t)
+                } else {
+                    1.0
+                }
+            };
+            Makespan {
+                workers: w,
+                makespan: ms,
+                efficiency: ratio(ms as f64),
+                bound: ratio(ideal),
+            }
         })
         .collect();
-    let border_units = plan.units().iter().filter(|u| matches!(u.kind, UnitKind::Border { .. })).count();
+    let border_units = plan
+        .units()
+        .iter()
+        .filter(|u| matches!(u.kind, UnitKind::Border { .. }))
+        .count();
     Ok(Stats {
         n: plan.n(),
         plan_id: plan.id_hex(),
@@ -170,7 +208,11 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
         p90: pct(90),
         p99: pct(99),
         max,
-        max_share_percent: 100.0 * max as f64 / total as f64,
+        max_share_percent: if total > 0 {
+            100.0 * max as f64 / total as f64
+        } else {
+            0.0
+        },
         makespan,
     })
 }
@@ -189,24 +231,71 @@ pub fn run(a: &PlanArgs) -> Outcome {
             return Ok(std::process::ExitCode::SUCCESS);
         }
         let g = |x: u64| grouped(u128::from(x));
-        writeln!(out, "n = {}: {} units ({} border, {} F180/F90), plan {} (version {PLAN_VERSION})", s.n, g(s.units as u64), g(s.border_units as u64), s.symmetric_units, s.plan_id)?;
-        writeln!(out, "{} cost per unit, nodes: median {}, p90 {}, p99 {}, max {} ({:.3}% of {})", s.costs, g(s.p50), g(s.p90), g(s.p99), g(s.max), s.max_share_percent, grouped(s.total))?;
-        writeln!(out, "largest-first list scheduling ({} costs, units handed out by estimated cost):", s.costs)?;
+        writeln!(
+            out,
+            "n = {}: {} units ({} border, {} F180/F90), plan {} (version {PLAN_VERSION})",
+            s.n,
+            g(s.units as u64),
+            g(s.border_units as u64),
+            s.symmetric_units,
+            s.plan_id
+        )?;
+        writeln!(
+            out,
+            "{} cost per unit, nodes: median {}, p90 {}, p99 {}, max {} ({:.3}% of {})",
+            s.costs,
+            g(s.p50),
+            g(s.p90),
+            g(s.p99),
+            g(s.max),
+            s.max_share_percent,
+            grouped(s.total)
+        )?;
+        writeln!(
+            out,
+            "largest-first list scheduling ({} costs, units handed out by estimated cost):",
+            s.costs
+        )?;
         for m in &s.makespan {
-            writeln!(out, "  {:>5} workers: makespan {:>20} nodes, efficiency {:5.1}% (bound {:5.1}%)", m.workers, grouped(m.makespan), 100.0 * m.efficiency, 100.0 * m.bound)?;
+            writeln!(
+                out,
+                "  {:>5} workers: makespan {:>20} nodes, efficiency {:5.1}% (bound {:5.1}%)",
+                m.workers,
+                grouped(m.makespan),
+                100.0 * m.efficiency,
+                100.0 * m.bound
+            )?;
         }
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let rows: Vec<UnitRow> = plan.units().iter().map(|u| unit_row(a.n, u)).collect();
     if a.json {
-        let p = PlanOut { n: a.n, plan_id: plan.id_hex(), plan_version: PLAN_VERSION, units: rows };
+        let p = PlanOut {
+            n: a.n,
+            plan_id: plan.id_hex(),
+            plan_version: PLAN_VERSION,
+            units: rows,
+        };
         writeln!(out, "{}", serde_json::to_string(&p)?)?;
     } else {
         writeln!(out, "# n = {}, plan {} (version {PLAN_VERSION}), {} units; queens are (row,col), cost in estimated nodes", a.n, plan.id_hex(), plan.len())?;
-        writeln!(out, "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}", "id", "kind", "queens", "weight", "sum", "cost")?;
+        writeln!(
+            out,
+            "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",
+            "id", "kind", "queens", "weight", "sum", "cost"
+        )?;
         for r in rows {
             let q: Vec<String> = r.queens.iter().map(|(r, c)| format!("({r},{c})")).collect();
-            writeln!(out, "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}", r.id, r.kind, q.join(" "), r.weight, r.feeds, grouped(u128::from(r.cost)))?;
+            writeln!(
+                out,
+                "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",
+                r.id,
+                r.kind,
+                q.join(" "),
+                r.weight,
+                r.feeds,
+                grouped(u128::from(r.cost))
+            )?;
         }
     }
     Ok(std::process::ExitCode::SUCCESS)

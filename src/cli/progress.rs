@@ -43,15 +43,24 @@ impl Progress {
             let done: u64 = already.iter().map(|u| costs[u.id as usize]).sum();
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
-                ProgressStyle::with_template("[{elapsed_precise}] {wide_bar} {percent:>3}%  {msg}  ETA {eta}")
-                    .expect("valid template"),
+                ProgressStyle::with_template(
+                    "[{elapsed_precise}] {wide_bar} {percent:>3}%  {msg}  ETA {eta}",
+                )
+                .expect("valid template"),
             );
             bar.set_position(done);
             bar.reset_eta();
             bar.enable_steady_tick(Duration::from_millis(500));
             bar
         });
-        let p = Progress { bar, costs, units: scope.len(), done: AtomicUsize::new(already.len()), nodes: AtomicU64::new(0), start: Instant::now() };
+        let p = Progress {
+            bar,
+            costs,
+            units: scope.len(),
+            done: AtomicUsize::new(already.len()),
+            nodes: AtomicU64::new(0),
+            start: Instant::now(),
+        };
         p.message();
         p
     }
@@ -59,9 +68,18 @@ impl Progress {
     fn message(&self) {
         if let Some(bar) = &self.bar {
             let secs = self.start.elapsed().as_secs_f64();
-            let rate = if secs > 0.0 { self.nodes.load(Ordering::Relaxed) as f64 / secs } else { 0.0 };
+            let rate = if secs > 0.0 {
+                self.nodes.load(Ordering::Relaxed) as f64 / secs
+            } else {
+                0.0
+            };
             let done = self.done.load(Ordering::Relaxed) as u128;
-            bar.set_message(format!("{}/{} units  {}nodes/s", grouped(done), grouped(self.units as u128), si(rate)));
+            bar.set_message(format!(
+                "{}/{} units  {}nodes/s",
+                grouped(done),
+                grouped(self.units as u128),
+                si(rate)
+            ));
         }
     }
 

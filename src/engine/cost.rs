@@ -64,8 +64,16 @@ fn border_estimate(n: usize, queens: &[(usize, usize); 4]) -> f64 {
     if n < 3 {
         return 1.0;
     }
-    let rows: Vec<usize> = (1..n - 1).filter(|&r| queens.iter().all(|&(qr, _)| qr != r)).collect();
-    let mut board = Board { n, full: if n == 64 { u64::MAX } else { (1u64 << n) - 1 }, cols: 0, anti: 0, diag: 0 };
+    let rows: Vec<usize> = (1..n - 1)
+        .filter(|&r| queens.iter().all(|&(qr, _)| qr != r))
+        .collect();
+    let mut board = Board {
+        n,
+        full: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+        cols: 0,
+        anti: 0,
+        diag: 0,
+    };
     for &q in queens {
         board = board.place(q);
     }
@@ -88,7 +96,12 @@ struct Board {
 
 impl Board {
     fn place(self, (r, c): (usize, usize)) -> Board {
-        Board { cols: self.cols | 1 << c, anti: self.anti | 1 << (r + c), diag: self.diag | 1 << (c + self.n - 1 - r), ..self }
+        Board {
+            cols: self.cols | 1 << c,
+            anti: self.anti | 1 << (r + c),
+            diag: self.diag | 1 << (c + self.n - 1 - r),
+            ..self
+        }
     }
 
     /// The cells of row r that no placed queen attacks.
@@ -145,7 +158,10 @@ mod tests {
             let est: u64 = plan.units().iter().map(|u| estimate(n, u)).sum();
             let real: u64 = plan.units().iter().map(|u| u.run(n as usize).nodes).sum();
             let ratio = est as f64 / real as f64;
-            assert!((0.4..2.5).contains(&ratio), "n = {n}: estimated {est}, real {real}");
+            assert!(
+                (0.4..2.5).contains(&ratio),
+                "n = {n}: estimated {est}, real {real}"
+            );
         }
     }
 

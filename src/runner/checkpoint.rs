@@ -62,6 +62,15 @@ impl Recorded {
     pub fn count(&self) -> usize {
         self.results.iter().flatten().count()
     }
+
+    /// The nodes of the recorded units, summed.
+    pub fn nodes(&self) -> u128 {
+        self.results
+            .iter()
+            .flatten()
+            .map(|r| u128::from(r.nodes))
+            .sum()
+    }
 }
 
 /// The one-line record of a unit, with its check values, newline included.
@@ -86,14 +95,26 @@ fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result
     let bad = |reason: String| Err(FileError::at(KIND, path, 1, reason));
     let mut words = line.split(' ');
     if words.next() != Some(MAGIC) {
-        return bad(format!("not an nqueens checkpoint (expected a first line starting with '{MAGIC}')"));
+        return bad(format!(
+            "not an nqueens checkpoint (expected a first line starting with '{MAGIC}')"
+        ));
     }
     if words.next() != Some(FORMAT) {
-        return bad(format!("unsupported checkpoint format (this program reads format {FORMAT})"));
+        return bad(format!(
+            "unsupported checkpoint format (this program reads format {FORMAT})"
+        ));
     }
-    let field = |key: &str| line.split(' ').find_map(|w| w.strip_prefix(key)?.strip_prefix('=')).unwrap_or("?");
+    let field = |key: &str| {
+        line.split(' ')
+            .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or("?")
+    };
     if field("n") != plan.n().to_string() {
-        return bad(format!("it is for n = {}, not n = {}", field("n"), plan.n()));
+        return bad(format!(
+            "it is for n = {}, not n = {}",
+            field("n"),
+            plan.n()
+        ));
     }
     if field("plan") != plan.id_hex() || field("plan_version") != PLAN_VERSION.to_string() {
         return bad(format!(
@@ -106,7 +127,11 @@ fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result
     }
     let want = scope.replace(' ', "_");
     if field("scope") != want {
-        return bad(format!("it records scope '{}', this command computes '{}'", field("scope").replace('_', " "), scope));
+        return bad(format!(
+            "it records scope '{}', this command computes '{}'",
+            field("scope").replace('_', " "),
+            scope
+        ));
     }
     Ok(())
 }
@@ -116,7 +141,9 @@ fn parse_record(line: &str, plan: &UnitPlan) -> Result<(u32, UnitResult), String
     let (body, digest) = line.rsplit_once(' ').ok_or("not a unit record")?;
     let want = format!("{:08x}", fnv1a64(body.as_bytes()) as u32);
     if digest != want {
-        return Err(format!("digest {digest} does not match the record (expected {want}): the file is corrupted"));
+        return Err(format!(
+            "digest {digest} does not match the record (expected {want}): the file is corrupted"
+        ));
     }
     let f: Vec<&str> = body.split(' ').collect();
     let [id, solutions, nodes, check] = f[..] else {
@@ -124,11 +151,20 @@ fn parse_record(line: &str, plan: &UnitPlan) -> Result<(u32, UnitResult), String
     };
     let id = parse_u64("unit id", id)?;
     if id >= plan.len() as u64 {
-        return Err(format!("unit id {id} is outside the plan (0..{})", plan.len()));
+        return Err(format!(
+            "unit id {id} is outside the plan (0..{})",
+            plan.len()
+        ));
     }
-    let r = UnitResult { solutions: parse_u64("solutions", solutions)?, nodes: parse_u64("nodes", nodes)? };
+    let r = UnitResult {
+        solutions: parse_u64("solutions", solutions)?,
+        nodes: parse_u64("nodes", nodes)?,
+    };
     if check != check_value(&r) {
-        return Err(format!("check value {check} does not match the counts (expected {})", check_value(&r)));
+        return Err(format!(
+            "check value {check} does not match the counts (expected {})",
+            check_value(&r)
+        ));
     }
     Ok((id as u32, r))
 }
@@ -140,13 +176,25 @@ impl Checkpoint {
     /// # Errors
     /// A [`FileError`] naming the file (and line) if it cannot be read or written, belongs to
     /// another n, plan or scope, or has a corrupted or duplicated record.
-    pub fn open(path: &Path, plan: &UnitPlan, scope: &str) -> Result<(Checkpoint, Recorded), FileError> {
+    pub fn open(
+        path: &Path,
+        plan: &UnitPlan,
+        scope: &str,
+    ) -> Result<(Checkpoint, Recorded), FileError> {
         let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
-        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io)?;
         let text = String::from_utf8_lossy(&bytes);
-        let mut rec = Recorded { results: vec![None; plan.len()], torn: false };
+        let mut rec = Recorded {
+            results: vec![None; plan.len()],
+            torn: false,
+        };
         // Only newline-terminated lines count; the rest is a torn write.
         let whole = text.rfind('\n').map_or(0, |i| i + 1);
         rec.torn = whole < text.len();
@@ -175,7 +223,13 @@ impl Checkpoint {
             }
         }
         file.seek(SeekFrom::End(0)).map_err(io)?;
-        Ok((Checkpoint { path: path.to_path_buf(), file: Mutex::new((file, Instant::now())) }, rec))
+        Ok((
+            Checkpoint {
+                path: path.to_path_buf(),
+                file: Mutex::new((file, Instant::now())),
+            },
+            rec,
+        ))
     }
 
     /// The file's path.
@@ -229,14 +283,26 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
         .and_then(|v| crate::check_n(v.parse().ok()?).ok())
         .ok_or_else(|| FileError::at(KIND, path, 1, "no valid n= in the header"))?;
     let plan = UnitPlan::new(n);
-    let scope = first.split(' ').find_map(|w| w.strip_prefix("scope=")).unwrap_or("all").replace('_', " ");
+    let scope = first
+        .split(' ')
+        .find_map(|w| w.strip_prefix("scope="))
+        .unwrap_or("all")
+        .replace('_', " ");
     check_header(path, first, &plan, &scope)?;
-    let mut rec = Recorded { results: vec![None; plan.len()], torn: !text.ends_with('\n') };
+    let mut rec = Recorded {
+        results: vec![None; plan.len()],
+        torn: !text.ends_with('\n'),
+    };
     let whole = text.rfind('\n').map_or(0, |i| i + 1);
     for (i, line) in text[..whole].lines().enumerate().skip(1) {
         let (id, r) = parse_record(line, &plan).map_err(|e| FileError::at(KIND, path, i + 1, e))?;
         if rec.results[id as usize].replace(r).is_some() {
-            return Err(FileError::at(KIND, path, i + 1, format!("unit {id} is recorded twice")));
+            return Err(FileError::at(
+                KIND,
+                path,
+                i + 1,
+                format!("unit {id} is recorded twice"),
+            ));
         }
     }
     Ok((plan, rec))
@@ -258,10 +324,23 @@ mod tests {
         let p = temp("reopen");
         let (c, rec) = Checkpoint::open(&p, &plan, "all").unwrap();
         assert_eq!(rec.count(), 0);
-        c.record(3, &UnitResult { solutions: 7, nodes: 99 }).unwrap();
+        c.record(
+            3,
+            &UnitResult {
+                solutions: 7,
+                nodes: 99,
+            },
+        )
+        .unwrap();
         drop(c);
         let (_, rec) = Checkpoint::open(&p, &plan, "all").unwrap();
-        assert_eq!(rec.results[3], Some(UnitResult { solutions: 7, nodes: 99 }));
+        assert_eq!(
+            rec.results[3],
+            Some(UnitResult {
+                solutions: 7,
+                nodes: 99
+            })
+        );
         assert_eq!(rec.count(), 1);
         std::fs::remove_file(p).unwrap();
     }
@@ -271,7 +350,14 @@ mod tests {
         let plan = UnitPlan::new(8);
         let p = temp("torn");
         let (c, _) = Checkpoint::open(&p, &plan, "all").unwrap();
-        c.record(1, &UnitResult { solutions: 2, nodes: 3 }).unwrap();
+        c.record(
+            1,
+            &UnitResult {
+                solutions: 2,
+                nodes: 3,
+            },
+        )
+        .unwrap();
         drop(c);
         let whole = std::fs::read(&p).unwrap();
         let mut f = OpenOptions::new().append(true).open(&p).unwrap();
@@ -280,7 +366,14 @@ mod tests {
         assert!(rec.torn);
         assert_eq!(rec.count(), 1);
         assert_eq!(std::fs::read(&p).unwrap(), whole);
-        c.record(2, &UnitResult { solutions: 5, nodes: 6 }).unwrap();
+        c.record(
+            2,
+            &UnitResult {
+                solutions: 5,
+                nodes: 6,
+            },
+        )
+        .unwrap();
         assert_eq!(Checkpoint::open(&p, &plan, "all").unwrap().1.count(), 2);
         std::fs::remove_file(p).unwrap();
     }
@@ -289,14 +382,20 @@ mod tests {
     fn other_n_plan_or_scope_is_refused() {
         let p = temp("foreign");
         drop(Checkpoint::open(&p, &UnitPlan::new(8), "all").unwrap());
-        let e = Checkpoint::open(&p, &UnitPlan::new(9), "all").unwrap_err().to_string();
+        let e = Checkpoint::open(&p, &UnitPlan::new(9), "all")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("n = 8, not n = 9"), "{e}");
-        let e = Checkpoint::open(&p, &UnitPlan::new(8), "shard 0/2").unwrap_err().to_string();
+        let e = Checkpoint::open(&p, &UnitPlan::new(8), "shard 0/2")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("scope"), "{e}");
         let text = std::fs::read_to_string(&p).unwrap();
         let plan = UnitPlan::new(8).id_hex();
         std::fs::write(&p, text.replace(&plan, "0123456789abcdef")).unwrap();
-        let e = Checkpoint::open(&p, &UnitPlan::new(8), "all").unwrap_err().to_string();
+        let e = Checkpoint::open(&p, &UnitPlan::new(8), "all")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unit plan 0123456789abcdef"), "{e}");
         std::fs::remove_file(p).unwrap();
     }
@@ -306,13 +405,26 @@ mod tests {
         let plan = UnitPlan::new(8);
         let p = temp("corrupt");
         let (c, _) = Checkpoint::open(&p, &plan, "all").unwrap();
-        c.record(1, &UnitResult { solutions: 20, nodes: 30 }).unwrap();
+        c.record(
+            1,
+            &UnitResult {
+                solutions: 20,
+                nodes: 30,
+            },
+        )
+        .unwrap();
         drop(c);
         let good = std::fs::read_to_string(&p).unwrap();
         std::fs::write(&p, good.replace(" 20 30 ", " 21 30 ")).unwrap();
         let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("corrupted"), "{e}");
-        let line = record_line(1, &UnitResult { solutions: 20, nodes: 30 });
+        let line = record_line(
+            1,
+            &UnitResult {
+                solutions: 20,
+                nodes: 30,
+            },
+        );
         std::fs::write(&p, format!("{good}{line}")).unwrap();
         let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
         assert!(e.contains("recorded twice"), "{e}");
@@ -324,6 +436,8 @@ mod tests {
         let plan = UnitPlan::new(8);
         let body = format!("1 {}0 3 0/0,3/3", u64::MAX);
         let line = format!("{body} {:08x}", fnv1a64(body.as_bytes()) as u32);
-        assert!(parse_record(&line, &plan).unwrap_err().contains("does not fit"));
+        assert!(parse_record(&line, &plan)
+            .unwrap_err()
+            .contains("does not fit"));
     }
 }

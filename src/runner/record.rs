@@ -19,7 +19,9 @@ use crate::engine::plan::UnitResult;
 /// assert_eq!(nqueens::runner::record::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
 /// ```
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The residues of `x` mod 13 and mod 15, written `a/b`: `1000 -> "12/10"`.
@@ -46,7 +48,8 @@ pub fn parse_u64(what: &str, s: &str) -> Result<u64, String> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("{what} '{s}' is not a non-negative whole number"));
     }
-    s.parse::<u64>().map_err(|_| format!("{what} {s} does not fit in 64 bits (max {})", u64::MAX))
+    s.parse::<u64>()
+        .map_err(|_| format!("{what} {s} does not fit in 64 bits (max {})", u64::MAX))
 }
 
 /// A file that cannot be used: which file, where, and why. Displays as one line.
@@ -65,12 +68,27 @@ pub struct FileError {
 impl FileError {
     /// An error about the whole file.
     pub fn new(kind: &'static str, path: &Path, reason: impl Into<String>) -> FileError {
-        FileError { kind, path: path.to_path_buf(), line: None, reason: reason.into() }
+        FileError {
+            kind,
+            path: path.to_path_buf(),
+            line: None,
+            reason: reason.into(),
+        }
     }
 
     /// An error about one line of the file.
-    pub fn at(kind: &'static str, path: &Path, line: usize, reason: impl Into<String>) -> FileError {
-        FileError { kind, path: path.to_path_buf(), line: Some(line), reason: reason.into() }
+    pub fn at(
+        kind: &'static str,
+        path: &Path,
+        line: usize,
+        reason: impl Into<String>,
+    ) -> FileError {
+        FileError {
+            kind,
+            path: path.to_path_buf(),
+            line: Some(line),
+            reason: reason.into(),
+        }
     }
 }
 
@@ -93,7 +111,9 @@ mod tests {
     #[test]
     fn parses_only_counts_that_fit() {
         assert_eq!(parse_u64("nodes", "18446744073709551615"), Ok(u64::MAX));
-        assert!(parse_u64("nodes", "18446744073709551616").unwrap_err().contains("does not fit"));
+        assert!(parse_u64("nodes", "18446744073709551616")
+            .unwrap_err()
+            .contains("does not fit"));
         assert!(parse_u64("nodes", "-1").is_err());
         assert!(parse_u64("nodes", "+1").is_err());
         assert!(parse_u64("nodes", "").is_err());
@@ -103,6 +123,9 @@ mod tests {
     fn residues_follow_the_q27_convention() {
         assert_eq!(residues(0), "0/0");
         assert_eq!(residues(195), "0/0");
-        assert_eq!(residues(u64::MAX), format!("{}/{}", u64::MAX % 13, u64::MAX % 15));
+        assert_eq!(
+            residues(u64::MAX),
+            format!("{}/{}", u64::MAX % 13, u64::MAX % 15)
+        );
     }
 }

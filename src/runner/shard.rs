@@ -48,9 +48,14 @@ impl FromStr for ShardSpec {
 
     /// Parses `K/M`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("'{s}' is not a shard: expected K/M with 0 <= K < M, e.g. 0/8 (K is 0-based)");
+        let bad = || {
+            format!("'{s}' is not a shard: expected K/M with 0 <= K < M, e.g. 0/8 (K is 0-based)")
+        };
         let (k, m) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, m.trim().parse().map_err(|_| bad())?);
+        let (index, count): (u32, u32) = (
+            k.trim().parse().map_err(|_| bad())?,
+            m.trim().parse().map_err(|_| bad())?,
+        );
         if count == 0 {
             return Err(format!("shard count 0 in '{s}': use at least 1 shard"));
         }
@@ -71,21 +76,30 @@ impl FromStr for ShardSpec {
 /// ```
 pub fn list_schedule(costs: &[u64], workers: usize) -> (Vec<usize>, u128) {
     let workers = workers.max(1);
-    let mut free_at: BinaryHeap<Reverse<(u128, usize)>> = (0..workers).map(|w| Reverse((0, w))).collect();
+    let mut free_at: BinaryHeap<Reverse<(u128, usize)>> =
+        (0..workers).map(|w| Reverse((0, w))).collect();
     let mut assigned = Vec::with_capacity(costs.len());
     for &c in costs {
         let Reverse((t, w)) = free_at.pop().expect("at least one worker");
         assigned.push(w);
         free_at.push(Reverse((t + u128::from(c), w)));
     }
-    let makespan = free_at.into_iter().map(|Reverse((t, _))| t).max().unwrap_or(0);
+    let makespan = free_at
+        .into_iter()
+        .map(|Reverse((t, _))| t)
+        .max()
+        .unwrap_or(0);
     (assigned, makespan)
 }
 
 /// The plan's units, largest estimated cost first (ties by id): the order in which shards
 /// are filled and a dynamic scheduler hands units out.
 pub fn largest_first(plan: &UnitPlan) -> Vec<(Unit, u64)> {
-    let mut v: Vec<(Unit, u64)> = plan.units().iter().map(|u| (*u, cost::estimate(plan.n(), u))).collect();
+    let mut v: Vec<(Unit, u64)> = plan
+        .units()
+        .iter()
+        .map(|u| (*u, cost::estimate(plan.n(), u)))
+        .collect();
     v.sort_by_key(|&(u, c)| (Reverse(c), u.id));
     v
 }
@@ -95,7 +109,12 @@ pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
     let order = largest_first(plan);
     let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
     let (assigned, _) = list_schedule(&costs, spec.count as usize);
-    let mut units: Vec<Unit> = order.iter().zip(assigned).filter(|&(_, w)| w == spec.index as usize).map(|(&(u, _), _)| u).collect();
+    let mut units: Vec<Unit> = order
+        .iter()
+        .zip(assigned)
+        .filter(|&(_, w)| w == spec.index as usize)
+        .map(|(&(u, _), _)| u)
+        .collect();
     units.sort_by_key(|u| u.id);
     units
 }
@@ -156,10 +175,21 @@ fn digest(n: u32, plan_id: &str, index: u32, count: u32, units: &[UnitEntry]) ->
 
 impl ShardFile {
     /// Builds the shard file of `spec` from its units' results (in id order).
-    pub fn new(plan: &UnitPlan, spec: ShardSpec, results: &[(u32, UnitResult)], seconds: f64, threads: usize) -> ShardFile {
+    pub fn new(
+        plan: &UnitPlan,
+        spec: ShardSpec,
+        results: &[(u32, UnitResult)],
+        seconds: f64,
+        threads: usize,
+    ) -> ShardFile {
         let units: Vec<UnitEntry> = results
             .iter()
-            .map(|&(id, r)| UnitEntry { id, solutions: r.solutions, nodes: r.nodes, check: check_value(&r) })
+            .map(|&(id, r)| UnitEntry {
+                id,
+                solutions: r.solutions,
+                nodes: r.nodes,
+                check: check_value(&r),
+            })
             .collect();
         ShardFile {
             format: "nqueens-shard".into(),
@@ -185,17 +215,29 @@ impl ShardFile {
     pub fn read(path: &Path) -> Result<ShardFile, FileError> {
         let err = |r: String| FileError::new("shard", path, r);
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-        let f: ShardFile = serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;
+        let f: ShardFile =
+            serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;
         if f.format != "nqueens-shard" || f.format_version != 1 {
-            return Err(err(format!("unsupported format '{}' version {}", f.format, f.format_version)));
+            return Err(err(format!(
+                "unsupported format '{}' version {}",
+                f.format, f.format_version
+            )));
         }
         if f.digest != digest(f.n, &f.plan_id, f.shard_index, f.shard_count, &f.units) {
-            return Err(err("digest mismatch: the file was edited or corrupted".into()));
+            return Err(err(
+                "digest mismatch: the file was edited or corrupted".into()
+            ));
         }
         for u in &f.units {
-            let r = UnitResult { solutions: u.solutions, nodes: u.nodes };
+            let r = UnitResult {
+                solutions: u.solutions,
+                nodes: u.nodes,
+            };
             if u.check != check_value(&r) {
-                return Err(err(format!("unit {}: check value {} does not match its counts", u.id, u.check)));
+                return Err(err(format!(
+                    "unit {}: check value {} does not match its counts",
+                    u.id, u.check
+                )));
             }
         }
         Ok(f)
@@ -216,7 +258,10 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(UnitPlan, Tally), String>
     let mut tally = Tally::default();
     for (i, (name, f)) in files.iter().enumerate() {
         if f.n != n {
-            return Err(format!("shard {name} is for n = {}, but {first_name} is for n = {n}", f.n));
+            return Err(format!(
+                "shard {name} is for n = {}, but {first_name} is for n = {n}",
+                f.n
+            ));
         }
         if f.plan_id != plan.id_hex() || f.plan_version != PLAN_VERSION {
             return Err(format!(
@@ -227,20 +272,55 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(UnitPlan, Tally), String>
             ));
         }
         for u in &f.units {
-            let slot = owner.get_mut(u.id as usize).ok_or_else(|| format!("shard {name}: unit {} is outside the plan (0..{})", u.id, plan.len()))?;
+            let slot = owner.get_mut(u.id as usize).ok_or_else(|| {
+                format!(
+                    "shard {name}: unit {} is outside the plan (0..{})",
+                    u.id,
+                    plan.len()
+                )
+            })?;
             if let Some(j) = slot.replace(i) {
-                return Err(format!("unit {} is in both {} and {name} (duplicate shard?)", u.id, files[j].0));
+                return Err(format!(
+                    "unit {} is in both {} and {name} (duplicate shard?)",
+                    u.id, files[j].0
+                ));
             }
-            tally.add(&plan.units()[u.id as usize].kind, &UnitResult { solutions: u.solutions, nodes: u.nodes });
+            tally.add(
+                &plan.units()[u.id as usize].kind,
+                &UnitResult {
+                    solutions: u.solutions,
+                    nodes: u.nodes,
+                },
+            );
         }
     }
-    let missing: Vec<usize> = owner.iter().enumerate().filter(|(_, o)| o.is_none()).map(|(id, _)| id).collect();
+    let missing: Vec<usize> = owner
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.is_none())
+        .map(|(id, _)| id)
+        .collect();
     if let Some(&id) = missing.first() {
         let m = first.shard_count;
-        let have: Vec<u32> = files.iter().filter(|(_, f)| f.shard_count == m).map(|(_, f)| f.shard_index).collect();
-        let absent: Vec<String> = (0..m).filter(|k| !have.contains(k)).map(|k| format!("{k}/{m}")).collect();
-        let which = if absent.is_empty() { String::new() } else { format!(" (shard {} not given)", absent.join(", ")) };
-        return Err(format!("{} of {} units are not covered, first unit {id}{which}", missing.len(), plan.len()));
+        let have: Vec<u32> = files
+            .iter()
+            .filter(|(_, f)| f.shard_count == m)
+            .map(|(_, f)| f.shard_index)
+            .collect();
+        let absent: Vec<String> = (0..m)
+            .filter(|k| !have.contains(k))
+            .map(|k| format!("{k}/{m}"))
+            .collect();
+        let which = if absent.is_empty() {
+            String::new()
+        } else {
+            format!(" (shard {} not given)", absent.join(", "))
+        };
+        return Err(format!(
+            "{} of {} units are not covered, first unit {id}{which}",
+            missing.len(),
+            plan.len()
+        ));
     }
     Ok((plan, tally))
 }
@@ -251,7 +331,10 @@ mod tests {
 
     #[test]
     fn parses_zero_based_specs() {
-        assert_eq!("0/8".parse::<ShardSpec>(), Ok(ShardSpec { index: 0, count: 8 }));
+        assert_eq!(
+            "0/8".parse::<ShardSpec>(),
+            Ok(ShardSpec { index: 0, count: 8 })
+        );
         assert!("8/8".parse::<ShardSpec>().unwrap_err().contains("0-based"));
         assert!("1/0".parse::<ShardSpec>().is_err());
         assert!("x".parse::<ShardSpec>().is_err());
@@ -261,7 +344,10 @@ mod tests {
     fn shards_partition_the_plan() {
         let plan = UnitPlan::new(12);
         for m in [1, 2, 3, 7] {
-            let mut ids: Vec<u32> = (0..m).flat_map(|k| units_of(&plan, ShardSpec { index: k, count: m })).map(|u| u.id).collect();
+            let mut ids: Vec<u32> = (0..m)
+                .flat_map(|k| units_of(&plan, ShardSpec { index: k, count: m }))
+                .map(|u| u.id)
+                .collect();
             ids.sort_unstable();
             assert_eq!(ids, (0..plan.len() as u32).collect::<Vec<_>>(), "m = {m}");
         }
@@ -271,7 +357,12 @@ mod tests {
     fn shards_are_cost_balanced() {
         let plan = UnitPlan::new(16);
         let loads: Vec<u64> = (0..8)
-            .map(|k| units_of(&plan, ShardSpec { index: k, count: 8 }).iter().map(|u| cost::estimate(16, u)).sum())
+            .map(|k| {
+                units_of(&plan, ShardSpec { index: k, count: 8 })
+                    .iter()
+                    .map(|u| cost::estimate(16, u))
+                    .sum()
+            })
             .collect();
         let (lo, hi) = (*loads.iter().min().unwrap(), *loads.iter().max().unwrap());
         assert!((hi - lo) as f64 <= 0.01 * hi as f64, "{loads:?}");
