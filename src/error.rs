@@ -29,9 +29,14 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::BoardSize { n, max } => write!(f, "board size {n} is out of range: n must be between 1 and {max}"),
+            Error::BoardSize { n, max } => write!(
+                f,
+                "board size {n} is out of range: n must be between 1 and {max}"
+            ),
             Error::NoThreads => write!(f, "thread count 0 is invalid: use at least 1 thread"),
-            Error::Inconsistent { n, detail } => write!(f, "inconsistent counts for n = {n}: {detail}"),
+            Error::Inconsistent { n, detail } => {
+                write!(f, "inconsistent counts for n = {n}: {detail}")
+            }
             Error::ThreadPool(e) => write!(f, "cannot start the thread pool: {e}"),
         }
     }

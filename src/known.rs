@@ -23,7 +23,14 @@ pub struct Known {
 }
 
 const fn row(n: u32, total: u128, unique: u128, o8: u128, o4: u128, o2: u128) -> Known {
-    Known { n, total, unique, orbits8: o8, orbits4: o4, orbits2: o2 }
+    Known {
+        n,
+        total,
+        unique,
+        orbits8: o8,
+        orbits4: o4,
+        orbits2: o2,
+    }
 }
 
 /// The table, indexed by `n - 1`. n = 1 has one solution that every symmetry fixes (an orbit
@@ -52,10 +59,38 @@ pub const TABLE: [Known; 27] = [
     row(21, 314666222712, 39333324973, 39333230881, 93740, 352),
     row(22, 2691008701644, 336376244042, 336375931369, 312673, 0),
     row(23, 24233937684440, 3029242658210, 3029241762900, 895310, 0),
-    row(24, 227514171973736, 28439272956934, 28439270037332, 2917938, 1664),
-    row(25, 2207893435808352, 275986683743434, 275986675209470, 8532332, 1632),
-    row(26, 22317699616364044, 2789712466510289, 2789712437580722, 28929567, 0),
-    row(27, 234907967154122528, 29363495934315694, 29363495854214938, 80100756, 0),
+    row(
+        24,
+        227514171973736,
+        28439272956934,
+        28439270037332,
+        2917938,
+        1664,
+    ),
+    row(
+        25,
+        2207893435808352,
+        275986683743434,
+        275986675209470,
+        8532332,
+        1632,
+    ),
+    row(
+        26,
+        22317699616364044,
+        2789712466510289,
+        2789712437580722,
+        28929567,
+        0,
+    ),
+    row(
+        27,
+        234907967154122528,
+        29363495934315694,
+        29363495854214938,
+        80100756,
+        0,
+    ),
 ];
 
 /// The known row for `n`, if the table has it (1 <= n <= 27).
@@ -76,7 +111,12 @@ mod tests {
     #[test]
     fn rows_are_consistent_with_orbit_sizes() {
         for k in &TABLE[1..] {
-            assert_eq!(k.total, 8 * k.orbits8 + 4 * k.orbits4 + 2 * k.orbits2, "n = {}", k.n);
+            assert_eq!(
+                k.total,
+                8 * k.orbits8 + 4 * k.orbits4 + 2 * k.orbits2,
+                "n = {}",
+                k.n
+            );
             assert_eq!(k.unique, k.orbits8 + k.orbits4 + k.orbits2, "n = {}", k.n);
         }
     }

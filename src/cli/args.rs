@@ -40,9 +40,13 @@ impl fmt::Display for SizeRange {
 /// Parses one board size, 1..=64.
 pub fn parse_n(s: &str) -> Result<u32, String> {
     let t = s.trim();
-    let v: i128 = t.parse().map_err(|_| format!("'{s}' is not a board size: expected a whole number from 1 to {MAX_N}"))?;
+    let v: i128 = t.parse().map_err(|_| {
+        format!("'{s}' is not a board size: expected a whole number from 1 to {MAX_N}")
+    })?;
     if v < 1 || v > i128::from(MAX_N) {
-        return Err(format!("board size {v} is out of range: n must be between 1 and {MAX_N}"));
+        return Err(format!(
+            "board size {v} is out of range: n must be between 1 and {MAX_N}"
+        ));
     }
     Ok(v as u32)
 }
@@ -60,7 +64,9 @@ impl FromStr for SizeRange {
                 let b = b.strip_prefix('=').unwrap_or(b);
                 let (start, end) = (parse_n(a)?, parse_n(b)?);
                 if start > end {
-                    return Err(format!("range {start}..{end} is reversed: write {end}..{start}"));
+                    return Err(format!(
+                        "range {start}..{end} is reversed: write {end}..{start}"
+                    ));
                 }
                 Ok(SizeRange { start, end })
             }
@@ -70,7 +76,9 @@ impl FromStr for SizeRange {
 
 /// Parses a thread count, at least 1.
 pub fn parse_threads(s: &str) -> Result<usize, String> {
-    let v: usize = s.trim().parse().map_err(|_| format!("'{s}' is not a thread count: expected a whole number of at least 1"))?;
+    let v: usize = s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a thread count: expected a whole number of at least 1")
+    })?;
     if v == 0 {
         return Err("thread count 0 is invalid: use at least 1 thread".into());
     }
@@ -83,13 +91,25 @@ mod tests {
 
     #[test]
     fn parses_sizes_and_ranges() {
-        assert_eq!("16".parse::<SizeRange>(), Ok(SizeRange { start: 16, end: 16 }));
-        assert_eq!("4..8".parse::<SizeRange>(), Ok(SizeRange { start: 4, end: 8 }));
-        assert_eq!("4..=8".parse::<SizeRange>(), Ok(SizeRange { start: 4, end: 8 }));
+        assert_eq!(
+            "16".parse::<SizeRange>(),
+            Ok(SizeRange { start: 16, end: 16 })
+        );
+        assert_eq!(
+            "4..8".parse::<SizeRange>(),
+            Ok(SizeRange { start: 4, end: 8 })
+        );
+        assert_eq!(
+            "4..=8".parse::<SizeRange>(),
+            Ok(SizeRange { start: 4, end: 8 })
+        );
         assert!("0".parse::<SizeRange>().is_err());
         assert!("65".parse::<SizeRange>().is_err());
         assert!("-3".parse::<SizeRange>().is_err());
         assert!("abc".parse::<SizeRange>().is_err());
-        assert!("9..4".parse::<SizeRange>().unwrap_err().contains("reversed"));
+        assert!("9..4"
+            .parse::<SizeRange>()
+            .unwrap_err()
+            .contains("reversed"));
     }
 }

@@ -31,7 +31,11 @@ pub struct VerifyArgs {
 pub fn run(a: &VerifyArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{:>3} {:>20} {:>19} {:>9} {:>9} {:>9}  status", "n", "total", "unique", "burnside", "reference", "known")?;
+    writeln!(
+        out,
+        "{:>3} {:>20} {:>19} {:>9} {:>9} {:>9}  status",
+        "n", "total", "unique", "burnside", "reference", "known"
+    )?;
     let mut bad = 0;
     for n in 1..=a.max {
         // Burnside's identities are checked inside every count; a failure is an error there.
@@ -48,7 +52,11 @@ pub fn run(a: &VerifyArgs) -> Outcome {
                 let refc = if n <= REFERENCE_MAX {
                     let r = reference::count(n as usize);
                     let agree = u128::from(r.total) == c.total && u128::from(r.unique) == c.unique;
-                    if agree { "ok" } else { "MISMATCH" }
+                    if agree {
+                        "ok"
+                    } else {
+                        "MISMATCH"
+                    }
                 } else {
                     "-"
                 };
@@ -66,7 +74,10 @@ pub fn run(a: &VerifyArgs) -> Outcome {
             bad += 1;
         }
         let status = if row_ok { "ok" } else { "MISMATCH" };
-        writeln!(out, "{n:>3} {total:>20} {unique:>19} {burnside:>9} {refc:>9} {known_s:>9}  {status}")?;
+        writeln!(
+            out,
+            "{n:>3} {total:>20} {unique:>19} {burnside:>9} {refc:>9} {known_s:>9}  {status}"
+        )?;
         out.flush()?;
     }
     if bad > 0 {

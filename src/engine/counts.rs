@@ -75,24 +75,51 @@ impl Tally {
             // The lone queen is fixed by all 8 symmetries, reflections included: one orbit
             // of size 1, outside the (n > 1) identities below.
             if (total, f180, f90) != (1, 1, 1) {
-                return Err(Error::Inconsistent { n, detail: format!("n = 1 gave total {total}, F180 {f180}, F90 {f90}") });
+                return Err(Error::Inconsistent {
+                    n,
+                    detail: format!("n = 1 gave total {total}, F180 {f180}, F90 {f90}"),
+                });
             }
-            return Ok(Counts { n, total, unique: 1, orbits8: 0, orbits4: 0, orbits2: 0, fixed180: 1, fixed90: 1, nodes: self.nodes });
+            return Ok(Counts {
+                n,
+                total,
+                unique: 1,
+                orbits8: 0,
+                orbits4: 0,
+                orbits2: 0,
+                fixed180: 1,
+                fixed90: 1,
+                nodes: self.nodes,
+            });
         }
         let bad = |what: String| Err(Error::Inconsistent { n, detail: what });
         if f90 % 2 != 0 {
             return bad(format!("F90 = {f90} is odd"));
         }
         if f180 < f90 || (f180 - f90) % 4 != 0 {
-            return bad(format!("F180 - F90 = {f180} - {f90} is not a non-negative multiple of 4"));
+            return bad(format!(
+                "F180 - F90 = {f180} - {f90} is not a non-negative multiple of 4"
+            ));
         }
         if total < f180 || (total - f180) % 8 != 0 {
-            return bad(format!("total - F180 = {total} - {f180} is not a non-negative multiple of 8"));
+            return bad(format!(
+                "total - F180 = {total} - {f180} is not a non-negative multiple of 8"
+            ));
         }
         let (orbits8, orbits4, orbits2) = ((total - f180) / 8, (f180 - f90) / 4, f90 / 2);
         let unique = orbits8 + orbits4 + orbits2;
         debug_assert_eq!(8 * unique, total + 2 * f90 + f180);
-        Ok(Counts { n, total, unique, orbits8, orbits4, orbits2, fixed180: f180, fixed90: f90, nodes: self.nodes })
+        Ok(Counts {
+            n,
+            total,
+            unique,
+            orbits8,
+            orbits4,
+            orbits2,
+            fixed180: f180,
+            fixed90: f90,
+            nodes: self.nodes,
+        })
     }
 }
 
@@ -103,9 +130,24 @@ mod tests {
     #[test]
     fn broken_identity_is_reported() {
         let plan = UnitPlan::new(8);
-        let t = Tally { total: 93, fixed180: 4, fixed90: 0, nodes: 0 };
-        assert!(matches!(t.finish(&plan), Err(Error::Inconsistent { n: 8, .. })));
-        let good = Tally { total: 92, fixed180: 4, fixed90: 0, nodes: 0 }.finish(&plan).unwrap();
+        let t = Tally {
+            total: 93,
+            fixed180: 4,
+            fixed90: 0,
+            nodes: 0,
+        };
+        assert!(matches!(
+            t.finish(&plan),
+            Err(Error::Inconsistent { n: 8, .. })
+        ));
+        let good = Tally {
+            total: 92,
+            fixed180: 4,
+            fixed90: 0,
+            nodes: 0,
+        }
+        .finish(&plan)
+        .unwrap();
         assert_eq!((good.unique, good.orbits8, good.orbits4), (12, 11, 1));
     }
 }

@@ -62,7 +62,11 @@ impl InnerBoard {
                 shift[d] = (next - r) as u32;
             }
         }
-        InnerBoard { rows: searched.len(), allowed, shift }
+        InnerBoard {
+            rows: searched.len(),
+            allowed,
+            shift,
+        }
     }
 
     /// Counts the completions: returns `(solutions, nodes)`, where nodes is the number of
@@ -136,7 +140,9 @@ impl InnerBoard {
 
     #[doc(hidden)]
     pub fn count_hist(&self, hist: &mut [u64]) -> (u64, u64) {
-        if self.rows < 2 { return self.count(); }
+        if self.rows < 2 {
+            return self.count();
+        }
         let last = self.rows - 1;
         let mut cols = [0u64; 64];
         let mut diag_down = [0u64; 64];
@@ -157,7 +163,8 @@ impl InnerBoard {
             }
             let bit = f & f.wrapping_neg(); // lowest free column: 0b0110 -> 0b0010
             free[d] = f ^ bit;
-            nodes += 1; hist[d] += 1;
+            nodes += 1;
+            hist[d] += 1;
             let s = self.shift[d];
             let c = cols[d] | bit;
             // Diagonals move one column per row; bits pushed past the board edge are
@@ -168,7 +175,8 @@ impl InnerBoard {
             if d + 1 == last {
                 let leaves = u64::from(next.count_ones());
                 solutions += leaves;
-                nodes += leaves; hist[d+1] += leaves;
+                nodes += leaves;
+                hist[d + 1] += leaves;
             } else if next != 0 {
                 d += 1;
                 cols[d] = c;

@@ -64,7 +64,12 @@ impl Border {
     fn from_cells(n: usize, cells: &[Cell]) -> Border {
         let m = n - 1;
         let find = |pred: &dyn Fn(&Cell) -> bool, pick: fn(&Cell) -> usize| -> u8 {
-            pick(cells.iter().find(|c| pred(c)).expect("one queen per border line")) as u8
+            pick(
+                cells
+                    .iter()
+                    .find(|c| pred(c))
+                    .expect("one queen per border line"),
+            ) as u8
         };
         Border {
             top: find(&|&(r, _)| r == 0, |&(_, c)| c),
@@ -78,9 +83,18 @@ impl Border {
     /// by both of its lines, and no two distinct queens attack each other.
     fn is_valid(&self, n: usize) -> bool {
         let m = n - 1;
-        let (t, b, l, r) = (self.top as usize, self.bottom as usize, self.left as usize, self.right as usize);
+        let (t, b, l, r) = (
+            self.top as usize,
+            self.bottom as usize,
+            self.left as usize,
+            self.right as usize,
+        );
         // A corner cell lies on two border lines; both must name that same queen.
-        if (t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) || (b == m) != (r == m) {
+        if (t == 0) != (l == 0)
+            || (t == m) != (r == 0)
+            || (b == 0) != (l == m)
+            || (b == m) != (r == m)
+        {
             return false;
         }
         let cells = self.cells(n);
@@ -138,7 +152,8 @@ pub struct UnitResult {
 impl Unit {
     /// Runs the unit's search to the end. Pure computation; safe to call from any thread.
     pub fn run(&self, n: usize) -> UnitResult {
-        self.run_until(n, &std::sync::atomic::AtomicBool::new(false)).expect("never stopped")
+        self.run_until(n, &std::sync::atomic::AtomicBool::new(false))
+            .expect("never stopped")
     }
 
     /// Runs the unit's search, giving up (None) soon after `stop` becomes true.
@@ -177,8 +192,14 @@ impl UnitPlan {
             units.push(Unit { id, kind });
         };
         for border in canonical_borders(nu) {
-            let stabilizer = Transform::ALL.iter().filter(|&&t| border.image(nu, t) == border).count();
-            push(UnitKind::Border { border, weight: (8 / stabilizer) as u8 });
+            let stabilizer = Transform::ALL
+                .iter()
+                .filter(|&&t| border.image(nu, t) == border)
+                .count();
+            push(UnitKind::Border {
+                border,
+                weight: (8 / stabilizer) as u8,
+            });
         }
         for col in 0..n {
             push(UnitKind::Fixed180 { col: col as u8 });
@@ -228,7 +249,12 @@ fn canonical_borders(n: usize) -> Vec<Border> {
         for bottom in range.clone() {
             for left in range.clone() {
                 for right in range.clone() {
-                    let b = Border { top, bottom, left, right };
+                    let b = Border {
+                        top,
+                        bottom,
+                        left,
+                        right,
+                    };
                     if b.is_valid(n) && Transform::ALL.iter().all(|&t| b.image(n, t) >= b) {
                         out.push(b);
                     }
@@ -254,7 +280,9 @@ fn plan_hash(n: u32, units: &[Unit]) -> u64 {
     for u in units {
         eat(&u.id.to_le_bytes());
         match u.kind {
-            UnitKind::Border { border: b, weight } => eat(&[0, b.top, b.bottom, b.left, b.right, weight]),
+            UnitKind::Border { border: b, weight } => {
+                eat(&[0, b.top, b.bottom, b.left, b.right, weight])
+            }
             UnitKind::Fixed180 { col } => eat(&[1, col]),
             UnitKind::Fixed90 => eat(&[2]),
         }
@@ -289,7 +317,14 @@ mod tests {
             let all = (0..n as u8)
                 .flat_map(|t| (0..n as u8).map(move |b| (t, b)))
                 .flat_map(|(t, b)| (0..n as u8).map(move |l| (t, b, l)))
-                .flat_map(|(t, b, l)| (0..n as u8).map(move |r| Border { top: t, bottom: b, left: l, right: r }))
+                .flat_map(|(t, b, l)| {
+                    (0..n as u8).map(move |r| Border {
+                        top: t,
+                        bottom: b,
+                        left: l,
+                        right: r,
+                    })
+                })
                 .filter(|b| b.is_valid(n))
                 .count();
             let weighted: usize = UnitPlan::new(n as u32)

@@ -49,7 +49,11 @@ pub fn no_diagonal_attacks(p: &[usize]) -> bool {
 /// assert_eq!((r.total, r.unique), (4, 1));
 /// ```
 pub fn count(n: usize) -> ReferenceCounts {
-    let mut r = ReferenceCounts { total: 0, unique: 0, orbits: [0; 4] };
+    let mut r = ReferenceCounts {
+        total: 0,
+        unique: 0,
+        orbits: [0; 4],
+    };
     for_each_permutation(n, &mut |p| {
         if !no_diagonal_attacks(p) {
             return;

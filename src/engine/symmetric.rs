@@ -22,7 +22,12 @@ pub fn count_fixed180(n: usize, first: usize) -> (u64, u64) {
         return (u64::from(first == 0), 1);
     }
     let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-    let mut state = Half { n, half, board, nodes: 0 };
+    let mut state = Half {
+        n,
+        half,
+        board,
+        nodes: 0,
+    };
     // A queen and its twin must not attack each other: same anti-diagonal iff r + c = n - 1,
     // same diagonal iff r = c. Marking those two index values as taken forbids exactly that.
     // For odd n the centre cell must hold a queen (the middle row's queen is its own twin),
@@ -94,7 +99,14 @@ pub fn count_fixed90(n: usize) -> (u64, u64) {
     if n % 4 == 2 || n % 4 == 3 {
         return (0, 0);
     }
-    let mut s = Quarter { n, row_of: vec![usize::MAX; n], col_used: vec![false; n], down: vec![false; 2 * n], up: vec![false; 2 * n], nodes: 0 };
+    let mut s = Quarter {
+        n,
+        row_of: vec![usize::MAX; n],
+        col_used: vec![false; n],
+        down: vec![false; 2 * n],
+        up: vec![false; 2 * n],
+        nodes: 0,
+    };
     if n % 2 == 1 {
         let m = n / 2;
         s.set((m, m), true);
@@ -127,7 +139,10 @@ impl Quarter {
     }
 
     fn is_free(&self, (r, c): (usize, usize)) -> bool {
-        self.row_of[r] == usize::MAX && !self.col_used[c] && !self.down[c + self.n - 1 - r] && !self.up[r + c]
+        self.row_of[r] == usize::MAX
+            && !self.col_used[c]
+            && !self.down[c + self.n - 1 - r]
+            && !self.up[r + c]
     }
 
     fn rows_from(&mut self, mut r: usize) -> u64 {
@@ -172,8 +187,16 @@ mod tests {
     fn fixed_counts_match_the_orbit_table() {
         for n in 2..=14 {
             let k = known::lookup(n as u32).expect("n <= 27");
-            assert_eq!(u128::from(count_fixed90(n).0), 2 * k.orbits2, "F90, n = {n}");
-            assert_eq!(u128::from(fixed180(n)), 4 * k.orbits4 + 2 * k.orbits2, "F180, n = {n}");
+            assert_eq!(
+                u128::from(count_fixed90(n).0),
+                2 * k.orbits2,
+                "F90, n = {n}"
+            );
+            assert_eq!(
+                u128::from(fixed180(n)),
+                4 * k.orbits4 + 2 * k.orbits2,
+                "F180, n = {n}"
+            );
         }
     }
 

@@ -46,7 +46,13 @@ pub struct RunSummary {
 ///
 /// # Errors
 /// As [`pool`].
-pub fn run_units<F>(plan: &UnitPlan, units: &[Unit], threads: usize, stop: &AtomicBool, on_done: F) -> Result<RunSummary, Error>
+pub fn run_units<F>(
+    plan: &UnitPlan,
+    units: &[Unit],
+    threads: usize,
+    stop: &AtomicBool,
+    on_done: F,
+) -> Result<RunSummary, Error>
 where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
@@ -87,7 +93,9 @@ where
 /// As [`run_units`] and [`Tally::finish`].
 pub fn count_plan(plan: &UnitPlan, threads: usize) -> Result<Counts, Error> {
     let never = AtomicBool::new(false);
-    run_units(plan, plan.units(), threads, &never, |_, _| {})?.tally.finish(plan)
+    run_units(plan, plan.units(), threads, &never, |_, _| {})?
+        .tally
+        .finish(plan)
 }
 
 #[cfg(test)]
@@ -98,7 +106,10 @@ mod tests {
     fn raised_stop_runs_nothing() {
         let plan = UnitPlan::new(10);
         let stop = AtomicBool::new(true);
-        let s = run_units(&plan, plan.units(), 2, &stop, |_, _| panic!("no unit may run")).unwrap();
+        let s = run_units(&plan, plan.units(), 2, &stop, |_, _| {
+            panic!("no unit may run")
+        })
+        .unwrap();
         assert_eq!((s.finished, s.interrupted), (0, true));
     }
 
