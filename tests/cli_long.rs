@@ -31,14 +31,19 @@ fn result_lines(stdout: &[u8]) -> Vec<String> {
         .collect()
 }
 
-fn count_lines(args: &[&str]) -> Vec<String> {
+/// Runs nqueens with `args`, asserting success, and returns its output.
+fn run_ok(args: &[&str]) -> std::process::Output {
     let out = nqueens().args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    result_lines(&out.stdout)
+    out
+}
+
+fn count_lines(args: &[&str]) -> Vec<String> {
+    result_lines(&run_ok(args).stdout)
 }
 
 fn lines_in(path: &PathBuf) -> usize {
@@ -194,22 +199,14 @@ fn shards(n: u32, m: u32, tag: &str) -> Vec<PathBuf> {
         .map(|k| {
             let path = temp(&format!("{tag}-{n}-{k}-of-{m}.json"));
             let spec = format!("{k}/{m}");
-            let out = nqueens()
-                .args([
-                    "count",
-                    &n.to_string(),
-                    "--shard",
-                    &spec,
-                    "--out",
-                    path.to_str().unwrap(),
-                ])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            run_ok(&[
+                "count",
+                &n.to_string(),
+                "--shard",
+                &spec,
+                "--out",
+                path.to_str().unwrap(),
+            ]);
             path
         })
         .collect()
@@ -370,24 +367,17 @@ fn plan_lists_every_unit() {
 fn plan_stats_replays_measured_costs() {
     let path = temp("stats.ckpt");
     count_lines(&["count", "12", "--checkpoint", path.to_str().unwrap()]);
-    let out = nqueens()
-        .args([
-            "plan",
-            "12",
-            "--stats",
-            "--json",
-            "--workers",
-            "1,4",
-            "--costs",
-            path.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let p = path.to_str().unwrap();
+    let out = run_ok(&[
+        "plan",
+        "12",
+        "--stats",
+        "--json",
+        "--workers",
+        "1,4",
+        "--costs",
+        p,
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["costs"], "measured");
     let counted: serde_json::Value = serde_json::from_slice(

@@ -169,6 +169,23 @@ fn parse_record(line: &str, plan: &UnitPlan) -> Result<(u32, UnitResult), String
     Ok((id as u32, r))
 }
 
+/// Parses the records that follow the header (line 2 on), refusing a unit recorded twice.
+fn parse_records<'a>(
+    path: &Path,
+    lines: impl Iterator<Item = &'a str>,
+    plan: &UnitPlan,
+) -> Result<Vec<Option<UnitResult>>, FileError> {
+    let mut results = vec![None; plan.len()];
+    for (i, line) in lines.enumerate() {
+        let at = |reason: String| FileError::at(KIND, path, i + 2, reason);
+        let (id, r) = parse_record(line, plan).map_err(at)?;
+        if std::mem::replace(&mut results[id as usize], Some(r)).is_some() {
+            return Err(at(format!("unit {id} is recorded twice")));
+        }
+    }
+    Ok(results)
+}
+
 impl Checkpoint {
     /// Opens (or creates) the checkpoint at `path` for `plan` and `scope` (`"all"` or
     /// `"shard K/M"`), returning the results already recorded.
@@ -209,13 +226,7 @@ impl Checkpoint {
             }
             Some(first) => {
                 check_header(path, first, plan, scope)?;
-                for (i, line) in lines.enumerate() {
-                    let at = |reason: String| FileError::at(KIND, path, i + 2, reason);
-                    let (id, r) = parse_record(line, plan).map_err(at)?;
-                    if rec.results[id as usize].replace(r).is_some() {
-                        return Err(at(format!("unit {id} is recorded twice")));
-                    }
-                }
+                rec.results = parse_records(path, lines, plan)?;
                 if rec.torn {
                     file.set_len(whole as u64).map_err(io)?;
                     file.sync_all().map_err(io)?;
@@ -294,17 +305,7 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
         torn: !text.ends_with('\n'),
     };
     let whole = text.rfind('\n').map_or(0, |i| i + 1);
-    for (i, line) in text[..whole].lines().enumerate().skip(1) {
-        let (id, r) = parse_record(line, &plan).map_err(|e| FileError::at(KIND, path, i + 1, e))?;
-        if rec.results[id as usize].replace(r).is_some() {
-            return Err(FileError::at(
-                KIND,
-                path,
-                i + 1,
-                format!("unit {id} is recorded twice"),
-            ));
-        }
-    }
+    rec.results = parse_records(path, text[..whole].lines().skip(1), &plan)?;
     Ok((plan, rec))
 }
 
