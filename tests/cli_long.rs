@@ -409,3 +409,56 @@ fn mpi_flag_explains_how_to_build_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--features mpi"));
 }
+
+#[test]
+fn shard_checkpoint_records_its_scope() {
+    let ck = temp("shard.ckpt");
+    let out = temp("shard-out.json");
+    let (c, o) = (ck.to_str().unwrap(), out.to_str().unwrap());
+    run_ok(&[
+        "count",
+        "11",
+        "--shard",
+        "1/2",
+        "--checkpoint",
+        c,
+        "--out",
+        o,
+    ]);
+    let first = std::fs::read_to_string(&out).unwrap();
+    // Same shard again: everything comes from the checkpoint, same units and counts.
+    run_ok(&[
+        "count",
+        "11",
+        "--shard",
+        "1/2",
+        "--checkpoint",
+        c,
+        "--out",
+        o,
+    ]);
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(again["units"], first["units"]);
+    // The whole count, or another shard, must not take this shard's checkpoint.
+    for args in [
+        vec!["count", "11", "--checkpoint", c],
+        vec![
+            "count",
+            "11",
+            "--shard",
+            "0/2",
+            "--checkpoint",
+            c,
+            "--out",
+            o,
+        ],
+    ] {
+        let res = nqueens().args(&args).output().unwrap();
+        assert_eq!(res.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&res.stderr).contains("scope 'shard 1/2'"));
+    }
+    std::fs::remove_file(ck).unwrap();
+    std::fs::remove_file(out).unwrap();
+}

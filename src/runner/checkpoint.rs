@@ -179,7 +179,7 @@ fn parse_records<'a>(
     for (i, line) in lines.enumerate() {
         let at = |reason: String| FileError::at(KIND, path, i + 2, reason);
         let (id, r) = parse_record(line, plan).map_err(at)?;
-        if std::mem::replace(&mut results[id as usize], Some(r)).is_some() {
+        if results[id as usize].replace(r).is_some() {
             return Err(at(format!("unit {id} is recorded twice")));
         }
     }
