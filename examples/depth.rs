@@ -1,3 +1,6 @@
+//! Diagnostic: per-depth node histogram and largest unit of a plan's border units
+//! (`cargo run --release --example depth -- 16`).
+
 use nqueens::engine::kernel::InnerBoard;
 use nqueens::{UnitKind, UnitPlan};
 fn main() {
