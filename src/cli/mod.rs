@@ -6,6 +6,11 @@ pub mod args;
 pub mod bench;
 pub mod count;
 pub mod format;
+pub mod merge;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod plan;
+pub mod progress;
 pub mod render;
 pub mod solutions;
 pub mod solve;
@@ -60,6 +65,12 @@ pub enum Command {
     /// (multi-thread score). Higher is faster. Compare only reports with the same workload id
     /// and program version.
     Bench(bench::BenchArgs),
+    /// Merge shard files (from `count N --shard K/M --out FILE`) into the count of N; the set
+    /// must cover every unit of the plan exactly once.
+    Merge(merge::MergeArgs),
+    /// Print the unit plan of N (ids, pre-placed queens, weights, estimated costs) for
+    /// external schedulers, or its statistics and a makespan estimate with --stats.
+    Plan(plan::PlanArgs),
 }
 
 /// What a subcommand reports back to `main`.
@@ -74,6 +85,8 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Solve(a) => solve::run(&a),
         Command::Animate(a) => animate::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Merge(a) => merge::run(&a),
+        Command::Plan(a) => plan::run(&a),
     }
 }
 

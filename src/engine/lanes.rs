@@ -89,20 +89,37 @@ impl Lane {
         }
     }
 
-    /// Starts the task "board `index`, first-row queen `first`".
-    fn start(&mut self, index: usize, board: &InnerBoard, first: u64) {
+    /// Starts the work item "board `index`, first-row queen `first`, second-row queens in
+    /// `second`" (`u64::MAX`: any). With a restricted second row, the first queen is placed
+    /// here and not counted as a node: the caller counts it once for all its items.
+    fn start(&mut self, index: usize, board: &InnerBoard, (first, second): (u64, u64)) {
         let rows = board.rows;
         self.allowed_next[..rows].copy_from_slice(&board.allowed_by_level[2..rows + 2]);
         self.allowed_next[rows - 1] = 0;
         self.shift[..rows].copy_from_slice(&board.shift_by_level[1..rows + 1]);
         self.placed[..rows].fill(0);
-        self.stack[1] = Entry {
-            free: first,
-            ..Entry::default()
-        };
-        self.top = 1;
         self.rows = rows;
         self.board = index;
+        if second == u64::MAX {
+            self.stack[1] = Entry {
+                free: first,
+                ..Entry::default()
+            };
+            self.top = 1;
+        } else {
+            let s = self.shift[0];
+            let (cols, diag_down, diag_up) = (first, first << s, first >> s);
+            let free = self.allowed_next[0] & !(cols | diag_down | diag_up) & second;
+            debug_assert!(free != 0, "work items start on a free cell");
+            self.stack[1] = Entry {
+                free,
+                cols,
+                diag_down,
+                diag_up,
+                depth: 1,
+            };
+            self.top = 1;
+        }
     }
 
     /// One node of the search, with no data-dependent branch.
@@ -173,19 +190,33 @@ pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>>
             results[t] = board.count_from(first);
             continue;
         }
-        let mut f = board.first_choices() & first;
-        while f != 0 {
-            let bit = f & f.wrapping_neg();
-            f ^= bit;
-            work.push((t, bit));
+        for bit in bits(board.first_choices() & first) {
+            work.push((t, (bit, u64::MAX)));
         }
+    }
+    // Too few items to keep the lanes busy (a single unit, say): split each by the queen
+    // of the second row. The first queen then counts as one node per item split.
+    if work.len() < 4 * LANES {
+        let mut finer = Vec::new();
+        for &(t, (first, _)) in &work {
+            results[t].1 += 1;
+            // Only the second-row cells the first queen leaves free: every item starts with
+            // a non-empty row (a lane must never start on an empty stack).
+            let board = tasks[t].0;
+            let s = board.shift_by_level[1];
+            let free = board.allowed_by_level[2] & !(first | first << s | first >> s);
+            for second in bits(free) {
+                finer.push((t, (first, second)));
+            }
+        }
+        work = finer;
     }
     let mut next = work.iter();
     let mut lanes: [Lane; LANES] = std::array::from_fn(|_| Lane::idle());
     let mut filled = 0;
     for lane in lanes.iter_mut() {
-        let Some(&(t, bit)) = next.next() else { break };
-        lane.start(t, tasks[t].0, bit);
+        let Some(&(t, item)) = next.next() else { break };
+        lane.start(t, tasks[t].0, item);
         filled += 1;
     }
     if filled == LANES {
@@ -202,7 +233,7 @@ pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>>
                 for lane in lanes.iter_mut().filter(|l| l.top == 0) {
                     lane.harvest(&mut results);
                     match next.next() {
-                        Some(&(t, bit)) => lane.start(t, tasks[t].0, bit),
+                        Some(&(t, item)) => lane.start(t, tasks[t].0, item),
                         None => {
                             lane.board = usize::MAX;
                             break 'interleaved;
@@ -217,14 +248,23 @@ pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>>
         lane.finish_alone(&mut results);
     }
     let mut solo = Lane::idle();
-    for &(t, bit) in next {
-        solo.start(t, tasks[t].0, bit);
+    for &(t, item) in next {
+        solo.start(t, tasks[t].0, item);
         solo.finish_alone(&mut results);
     }
     if stop.load(Ordering::Relaxed) {
         return None;
     }
     Some(results)
+}
+
+/// The single bits of `mask`, lowest first.
+fn bits(mut mask: u64) -> impl Iterator<Item = u64> {
+    std::iter::from_fn(move || {
+        let bit = mask & mask.wrapping_neg();
+        mask ^= bit;
+        (bit != 0).then_some(bit)
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! reference solver and the combination of unit results into counts.
 
 pub mod construct;
+pub mod cost;
 pub mod counts;
 pub mod kernel;
 pub mod lanes;

@@ -27,6 +27,7 @@
 //! the 210 million nodes. n = 20 has 119,330 units, n = 27 has 748,029.
 
 use super::kernel::{Cell, InnerBoard};
+use super::lanes::count_tasks;
 use super::symmetric::{count_fixed180, count_fixed90};
 use super::symmetry::Transform;
 
@@ -185,7 +186,9 @@ impl Unit {
         }
         let (solutions, nodes) = match self.kind {
             UnitKind::Border { border, first, .. } => {
-                border.search_board(n).count_from(first_mask(first))
+                // The interleaved kernel, which splits a lone unit by its second row.
+                let board = border.search_board(n);
+                count_tasks(&[(&board, first_mask(first))], stop)?[0]
             }
             UnitKind::Fixed180 { col } => count_fixed180(n, col as usize),
             UnitKind::Fixed90 => count_fixed90(n),

@@ -1,4 +1,9 @@
 //! Runners drive the engine over a unit plan. They see units and results, never the bit
 //! tricks.
 
+pub mod checkpoint;
 pub mod local;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod record;
+pub mod shard;

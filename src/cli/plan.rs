@@ -1,0 +1,303 @@
+//! `nqueens plan N`: the unit plan for external schedulers (ids, pre-placed queens, weights,
+//! estimated costs), and with `--stats` its cost distribution and the makespan that greedy
+//! largest-first list scheduling reaches on P workers, from estimated or measured costs.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+use serde::Serialize;
+
+use super::args::parse_n;
+use super::format::grouped;
+use super::Outcome;
+use nqueens::engine::cost;
+use nqueens::engine::plan::PLAN_VERSION;
+use nqueens::runner::{checkpoint, shard};
+use nqueens::{UnitKind, UnitPlan};
+
+/// Arguments of `plan`.
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// Board size N (1..64).
+    #[arg(value_name = "N", value_parser = parse_n)]
+    pub n: u32,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print statistics: unit count, cost distribution and makespan on --workers.
+    #[arg(long)]
+    pub stats: bool,
+    /// With --stats: replay the measured per-unit nodes of a complete checkpoint of this N
+    /// (from `count N --checkpoint FILE`) instead of estimated costs.
+    #[arg(long, value_name = "CHECKPOINT", requires = "stats")]
+    pub costs: Option<PathBuf>,
+    /// With --stats: worker counts to estimate the makespan for. Default: 64,1024.
+    #[arg(long, value_delimiter = ',', default_value = "64,1024")]
+    pub workers: Vec<usize>,
+}
+
+/// One unit, as printed by `plan --json`.
+#[derive(Serialize)]
+struct UnitRow {
+    /// Unit id.
+    id: u32,
+    /// "border", "fixed180" or "fixed90".
+    kind: &'static str,
+    /// Pre-placed queens, (row, column), 0-based.
+    queens: Vec<(u8, u8)>,
+    /// How many times the unit's solutions count toward its sum.
+    weight: u8,
+    /// Which sum the unit feeds: "total", "F180" or "F90".
+    feeds: &'static str,
+    /// Estimated cost, estimated search nodes.
+    cost: u64,
+}
+
+/// The whole plan, as printed by `plan --json`.
+#[derive(Serialize)]
+struct PlanOut {
+    /// Board size.
+    n: u32,
+    /// Plan id (hex).
+    plan_id: String,
+    /// Plan version.
+    plan_version: u32,
+    /// The units in id order.
+    units: Vec<UnitRow>,
+}
+
+/// Makespan of list scheduling on some workers.
+#[derive(Serialize)]
+struct Makespan {
+    /// Workers.
+    workers: usize,
+    /// Makespan, cost units (nodes).
+    makespan: u128,
+    /// Total cost / (workers × makespan), 0..1.
+    efficiency: f64,
+    /// Best efficiency any schedule can reach: total / (workers × max(total/workers, largest unit)).
+    bound: f64,
+}
+
+/// `plan --stats` output.
+#[derive(Serialize)]
+struct Stats {
+    /// Board size.
+    n: u32,
+    /// Plan id (hex).
+    plan_id: String,
+    /// Units in the plan.
+    units: usize,
+    /// Border units.
+    border_units: usize,
+    /// F180 and F90 units.
+    symmetric_units: usize,
+    /// "estimated" or "measured" (nodes from a checkpoint).
+    costs: &'static str,
+    /// Sum of unit costs, nodes.
+    total: u128,
+    /// Cost percentiles 50, 90, 99 and the maximum, nodes.
+    p50: u64,
+    /// 90th percentile.
+    p90: u64,
+    /// 99th percentile.
+    p99: u64,
+    /// Largest unit.
+    max: u64,
+    /// Largest unit's share of the total, percent.
+    max_share_percent: f64,
+    /// Makespan with units handed out largest-estimated-first, as `--mpi` and shards do.
+    makespan: Vec<Makespan>,
+}
+
+fn unit_row(n: u32, u: &nqueens::Unit) -> UnitRow {
+    let (kind, queens, weight, feeds) = match u.kind {
+        UnitKind::Border { weight, .. } => {
+            let q = u
+                .preplaced(n as usize)
+                .into_iter()
+                .map(|(r, c)| (r as u8, c as u8))
+                .collect();
+            ("border", q, weight, "total")
+        }
+        UnitKind::Fixed180 { col } => ("fixed180", vec![(0, col)], 1, "F180"),
+        UnitKind::Fixed90 => ("fixed90", vec![], 1, "F90"),
+    };
+    UnitRow {
+        id: u.id,
+        kind,
+        queens,
+        weight,
+        feeds,
+        cost: cost::estimate(n, u),
+    }
+}
+
+fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
+    let order = shard::largest_first(plan);
+    let (costs, what): (Vec<u64>, &'static str) = match &a.costs {
+        None => (order.iter().map(|&(_, c)| c).collect(), "estimated"),
+        Some(path) => {
+            let (cplan, rec) = checkpoint::read(path)?;
+            if cplan.id() != plan.id() {
+                bail!(
+                    "checkpoint {} is for n = {} (plan {}), not n = {} (plan {})",
+                    path.display(),
+                    cplan.n(),
+                    cplan.id_hex(),
+                    plan.n(),
+                    plan.id_hex()
+                );
+            }
+            if rec.count() != plan.len() {
+                bail!(
+                    "checkpoint {} has {} of {} units: finish the count first",
+                    path.display(),
+                    rec.count(),
+                    plan.len()
+                );
+            }
+            let measured = order
+                .iter()
+                .map(|&(u, _)| rec.results[u.id as usize].expect("complete").nodes)
+                .collect();
+            (measured, "measured")
+        }
+    };
+    let total: u128 = costs.iter().map(|&c| u128::from(c)).sum();
+    let mut sorted = costs.clone();
+    sorted.sort_unstable();
+    let pct = |p: usize| sorted[(sorted.len() - 1) * p / 100];
+    let max = *sorted.last().expect("a plan has units");
+    let makespan = a
+        .workers
+        .iter()
+        .map(|&w| {
+            let (_, ms) = shard::list_schedule(&costs, w);
+            let ideal = (total as f64 / w as f64).max(max as f64);
+            let ratio = |t: f64| {
+                if t > 0.0 {
+                    total as f64 / (w as f64 * t)
+                } else {
+                    1.0
+                }
+            };
+            Makespan {
+                workers: w,
+                makespan: ms,
+                efficiency: ratio(ms as f64),
+                bound: ratio(ideal),
+            }
+        })
+        .collect();
+    let border_units = plan
+        .units()
+        .iter()
+        .filter(|u| matches!(u.kind, UnitKind::Border { .. }))
+        .count();
+    Ok(Stats {
+        n: plan.n(),
+        plan_id: plan.id_hex(),
+        units: plan.len(),
+        border_units,
+        symmetric_units: plan.len() - border_units,
+        costs: what,
+        total,
+        p50: pct(50),
+        p90: pct(90),
+        p99: pct(99),
+        max,
+        max_share_percent: if total > 0 {
+            100.0 * max as f64 / total as f64
+        } else {
+            0.0
+        },
+        makespan,
+    })
+}
+
+/// Runs `plan`.
+pub fn run(a: &PlanArgs) -> Outcome {
+    if a.workers.contains(&0) {
+        bail!("--workers 0 is invalid: give worker counts of at least 1");
+    }
+    let plan = UnitPlan::new(a.n);
+    let mut out = std::io::stdout().lock();
+    if a.stats {
+        let s = stats(&plan, a)?;
+        if a.json {
+            writeln!(out, "{}", serde_json::to_string(&s)?)?;
+            return Ok(std::process::ExitCode::SUCCESS);
+        }
+        let g = |x: u64| grouped(u128::from(x));
+        writeln!(
+            out,
+            "n = {}: {} units ({} border, {} F180/F90), plan {} (version {PLAN_VERSION})",
+            s.n,
+            g(s.units as u64),
+            g(s.border_units as u64),
+            s.symmetric_units,
+            s.plan_id
+        )?;
+        writeln!(
+            out,
+            "{} cost per unit, nodes: median {}, p90 {}, p99 {}, max {} ({:.3}% of {})",
+            s.costs,
+            g(s.p50),
+            g(s.p90),
+            g(s.p99),
+            g(s.max),
+            s.max_share_percent,
+            grouped(s.total)
+        )?;
+        writeln!(
+            out,
+            "largest-first list scheduling ({} costs, units handed out by estimated cost):",
+            s.costs
+        )?;
+        for m in &s.makespan {
+            writeln!(
+                out,
+                "  {:>5} workers: makespan {:>20} nodes, efficiency {:5.1}% (bound {:5.1}%)",
+                m.workers,
+                grouped(m.makespan),
+                100.0 * m.efficiency,
+                100.0 * m.bound
+            )?;
+        }
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    let rows: Vec<UnitRow> = plan.units().iter().map(|u| unit_row(a.n, u)).collect();
+    if a.json {
+        let p = PlanOut {
+            n: a.n,
+            plan_id: plan.id_hex(),
+            plan_version: PLAN_VERSION,
+            units: rows,
+        };
+        writeln!(out, "{}", serde_json::to_string(&p)?)?;
+    } else {
+        writeln!(out, "# n = {}, plan {} (version {PLAN_VERSION}), {} units; queens are (row,col), cost in estimated nodes", a.n, plan.id_hex(), plan.len())?;
+        writeln!(
+            out,
+            "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",
+            "id", "kind", "queens", "weight", "sum", "cost"
+        )?;
+        for r in rows {
+            let q: Vec<String> = r.queens.iter().map(|(r, c)| format!("({r},{c})")).collect();
+            writeln!(
+                out,
+                "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",
+                r.id,
+                r.kind,
+                q.join(" "),
+                r.weight,
+                r.feeds,
+                grouped(u128::from(r.cost))
+            )?;
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}

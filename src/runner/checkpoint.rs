@@ -1,0 +1,444 @@
+//! Checkpoint files: every finished unit's result, appended as one line the moment it is
+//! known, so a long count can be interrupted (Ctrl-C, SIGTERM, `kill -9`, a lost node) and
+//! resumed without losing or double-counting a unit.
+//!
+//! # Format (text, one record per line)
+//!
+//! ```text
+//! nqueens-checkpoint 1 n=16 plan=9f0c2d7e5a1b3c44 plan_version=1 units=5127 scope=all program=0.1.0
+//! 17 2604 318551 4/9,10/11 5d0e49b7
+//! ```
+//!
+//! The header names the board size, the unit plan (its id and version) and the scope (`all`,
+//! or `shard K/M`); a file whose header disagrees with the command is refused. Each record
+//! is `id solutions nodes residues digest`: the residues mod 13 and 15 of both counts and the
+//! low 32 bits of the FNV-1a digest of the text before it (see [`super::record`]).
+//!
+//! # Durability
+//!
+//! A record is written with a single `write` on a file opened for appending, so once
+//! [`Checkpoint::record`] returns it is in the kernel and survives the death of the process
+//! (`kill -9`); only units in flight are lost. The file is `fsync`ed at most every
+//! [`SYNC_INTERVAL`] and when the run ends, which bounds what a power loss can take. A process
+//! killed inside `write` can leave a last line without its newline: [`Checkpoint::open`]
+//! drops that torn line (the unit is redone) and cuts the file back to its last whole line
+//! before appending.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::record::{check_value, fnv1a64, parse_u64, FileError};
+use crate::engine::plan::{UnitPlan, UnitResult, PLAN_VERSION};
+
+/// Longest time a recorded unit waits for its `fsync`.
+pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
+
+const MAGIC: &str = "nqueens-checkpoint";
+const FORMAT: &str = "1";
+const KIND: &str = "checkpoint";
+
+/// An open checkpoint file, appending one line per finished unit. Shareable between the
+/// worker threads (`record` takes `&self`).
+#[derive(Debug)]
+pub struct Checkpoint {
+    path: PathBuf,
+    file: Mutex<(File, Instant)>,
+}
+
+/// What a checkpoint held when it was opened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// Result per unit id (`None`: not recorded yet); one slot per unit of the plan.
+    pub results: Vec<Option<UnitResult>>,
+    /// True if a torn last line was dropped.
+    pub torn: bool,
+}
+
+impl Recorded {
+    /// How many units have a result.
+    pub fn count(&self) -> usize {
+        self.results.iter().flatten().count()
+    }
+
+    /// The nodes of the recorded units, summed.
+    pub fn nodes(&self) -> u128 {
+        self.results
+            .iter()
+            .flatten()
+            .map(|r| u128::from(r.nodes))
+            .sum()
+    }
+}
+
+/// The one-line record of a unit, with its check values, newline included.
+pub fn record_line(id: u32, r: &UnitResult) -> String {
+    let body = format!("{id} {} {} {}", r.solutions, r.nodes, check_value(r));
+    format!("{body} {:08x}\n", fnv1a64(body.as_bytes()) as u32)
+}
+
+fn header(plan: &UnitPlan, scope: &str) -> String {
+    format!(
+        "{MAGIC} {FORMAT} n={} plan={} plan_version={PLAN_VERSION} units={} scope={} program={}\n",
+        plan.n(),
+        plan.id_hex(),
+        plan.len(),
+        scope.replace(' ', "_"),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Checks a header line against the plan and scope; the program version is informative.
+fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result<(), FileError> {
+    let bad = |reason: String| Err(FileError::at(KIND, path, 1, reason));
+    let mut words = line.split(' ');
+    if words.next() != Some(MAGIC) {
+        return bad(format!(
+            "not an nqueens checkpoint (expected a first line starting with '{MAGIC}')"
+        ));
+    }
+    if words.next() != Some(FORMAT) {
+        return bad(format!(
+            "unsupported checkpoint format (this program reads format {FORMAT})"
+        ));
+    }
+    let field = |key: &str| {
+        line.split(' ')
+            .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or("?")
+    };
+    if field("n") != plan.n().to_string() {
+        return bad(format!(
+            "it is for n = {}, not n = {}",
+            field("n"),
+            plan.n()
+        ));
+    }
+    if field("plan") != plan.id_hex() || field("plan_version") != PLAN_VERSION.to_string() {
+        return bad(format!(
+            "it was written for unit plan {} (version {}), this program uses plan {} (version {PLAN_VERSION}) for n = {}; finish it with the program that started it",
+            field("plan"),
+            field("plan_version"),
+            plan.id_hex(),
+            plan.n()
+        ));
+    }
+    let want = scope.replace(' ', "_");
+    if field("scope") != want {
+        return bad(format!(
+            "it records scope '{}', this command computes '{}'",
+            field("scope").replace('_', " "),
+            scope
+        ));
+    }
+    Ok(())
+}
+
+/// Parses one record line (without its newline).
+fn parse_record(line: &str, plan: &UnitPlan) -> Result<(u32, UnitResult), String> {
+    let (body, digest) = line.rsplit_once(' ').ok_or("not a unit record")?;
+    let want = format!("{:08x}", fnv1a64(body.as_bytes()) as u32);
+    if digest != want {
+        return Err(format!(
+            "digest {digest} does not match the record (expected {want}): the file is corrupted"
+        ));
+    }
+    let f: Vec<&str> = body.split(' ').collect();
+    let [id, solutions, nodes, check] = f[..] else {
+        return Err(format!("expected 5 fields, found {}", f.len() + 1));
+    };
+    let id = parse_u64("unit id", id)?;
+    if id >= plan.len() as u64 {
+        return Err(format!(
+            "unit id {id} is outside the plan (0..{})",
+            plan.len()
+        ));
+    }
+    let r = UnitResult {
+        solutions: parse_u64("solutions", solutions)?,
+        nodes: parse_u64("nodes", nodes)?,
+    };
+    if check != check_value(&r) {
+        return Err(format!(
+            "check value {check} does not match the counts (expected {})",
+            check_value(&r)
+        ));
+    }
+    Ok((id as u32, r))
+}
+
+/// Parses the records that follow the header (line 2 on), refusing a unit recorded twice.
+fn parse_records<'a>(
+    path: &Path,
+    lines: impl Iterator<Item = &'a str>,
+    plan: &UnitPlan,
+) -> Result<Vec<Option<UnitResult>>, FileError> {
+    let mut results = vec![None; plan.len()];
+    for (i, line) in lines.enumerate() {
+        let at = |reason: String| FileError::at(KIND, path, i + 2, reason);
+        let (id, r) = parse_record(line, plan).map_err(at)?;
+        if results[id as usize].replace(r).is_some() {
+            return Err(at(format!("unit {id} is recorded twice")));
+        }
+    }
+    Ok(results)
+}
+
+impl Checkpoint {
+    /// Opens (or creates) the checkpoint at `path` for `plan` and `scope` (`"all"` or
+    /// `"shard K/M"`), returning the results already recorded.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file (and line) if it cannot be read or written, belongs to
+    /// another n, plan or scope, or has a corrupted or duplicated record.
+    pub fn open(
+        path: &Path,
+        plan: &UnitPlan,
+        scope: &str,
+    ) -> Result<(Checkpoint, Recorded), FileError> {
+        let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let mut rec = Recorded {
+            results: vec![None; plan.len()],
+            torn: false,
+        };
+        // Only newline-terminated lines count; the rest is a torn write.
+        let whole = text.rfind('\n').map_or(0, |i| i + 1);
+        rec.torn = whole < text.len();
+        let mut lines = text[..whole].lines();
+        match lines.next() {
+            None => {
+                // New file, or one torn inside its header: start it (again).
+                file.set_len(0).map_err(io)?;
+                file.write_all(header(plan, scope).as_bytes()).map_err(io)?;
+                file.sync_all().map_err(io)?;
+                rec.torn = false;
+            }
+            Some(first) => {
+                check_header(path, first, plan, scope)?;
+                rec.results = parse_records(path, lines, plan)?;
+                if rec.torn {
+                    file.set_len(whole as u64).map_err(io)?;
+                    file.sync_all().map_err(io)?;
+                }
+            }
+        }
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok((
+            Checkpoint {
+                path: path.to_path_buf(),
+                file: Mutex::new((file, Instant::now())),
+            },
+            rec,
+        ))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one finished unit (one `write`), and `fsync`s if the last sync is older than
+    /// [`SYNC_INTERVAL`].
+    ///
+    /// # Errors
+    /// The I/O error (disk full, file removed, ...).
+    pub fn record(&self, id: u32, r: &UnitResult) -> std::io::Result<()> {
+        let line = record_line(id, r);
+        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let (file, last_sync) = &mut *guard;
+        file.write_all(line.as_bytes())?;
+        if last_sync.elapsed() >= SYNC_INTERVAL {
+            file.sync_data()?;
+            *last_sync = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// Forces everything recorded so far to disk.
+    ///
+    /// # Errors
+    /// The I/O error of `fsync`.
+    pub fn sync(&self) -> std::io::Result<()> {
+        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        guard.0.sync_data()?;
+        guard.1 = Instant::now();
+        Ok(())
+    }
+}
+
+/// Reads a checkpoint without opening it for writing: its board size from the header, and
+/// the per-unit results (for replaying measured costs).
+///
+/// # Errors
+/// As [`Checkpoint::open`].
+pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
+    let mut text = String::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(|e| FileError::new(KIND, path, e.to_string()))?;
+    let first = text.lines().next().unwrap_or("");
+    let n = first
+        .split(' ')
+        .find_map(|w| w.strip_prefix("n="))
+        .and_then(|v| crate::check_n(v.parse().ok()?).ok())
+        .ok_or_else(|| FileError::at(KIND, path, 1, "no valid n= in the header"))?;
+    let plan = UnitPlan::new(n);
+    let scope = first
+        .split(' ')
+        .find_map(|w| w.strip_prefix("scope="))
+        .unwrap_or("all")
+        .replace('_', " ");
+    check_header(path, first, &plan, &scope)?;
+    let mut rec = Recorded {
+        results: vec![None; plan.len()],
+        torn: !text.ends_with('\n'),
+    };
+    let whole = text.rfind('\n').map_or(0, |i| i + 1);
+    rec.results = parse_records(path, text[..whole].lines().skip(1), &plan)?;
+    Ok((plan, rec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("nqueens-ckpt-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
+    #[test]
+    fn records_survive_reopening() {
+        let plan = UnitPlan::new(8);
+        let p = temp("reopen");
+        let (c, rec) = Checkpoint::open(&p, &plan, "all").unwrap();
+        assert_eq!(rec.count(), 0);
+        c.record(
+            3,
+            &UnitResult {
+                solutions: 7,
+                nodes: 99,
+            },
+        )
+        .unwrap();
+        drop(c);
+        let (_, rec) = Checkpoint::open(&p, &plan, "all").unwrap();
+        assert_eq!(
+            rec.results[3],
+            Some(UnitResult {
+                solutions: 7,
+                nodes: 99
+            })
+        );
+        assert_eq!(rec.count(), 1);
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn torn_last_line_is_dropped_and_cut() {
+        let plan = UnitPlan::new(8);
+        let p = temp("torn");
+        let (c, _) = Checkpoint::open(&p, &plan, "all").unwrap();
+        c.record(
+            1,
+            &UnitResult {
+                solutions: 2,
+                nodes: 3,
+            },
+        )
+        .unwrap();
+        drop(c);
+        let whole = std::fs::read(&p).unwrap();
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"2 5 6 5/").unwrap();
+        let (c, rec) = Checkpoint::open(&p, &plan, "all").unwrap();
+        assert!(rec.torn);
+        assert_eq!(rec.count(), 1);
+        assert_eq!(std::fs::read(&p).unwrap(), whole);
+        c.record(
+            2,
+            &UnitResult {
+                solutions: 5,
+                nodes: 6,
+            },
+        )
+        .unwrap();
+        assert_eq!(Checkpoint::open(&p, &plan, "all").unwrap().1.count(), 2);
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn other_n_plan_or_scope_is_refused() {
+        let p = temp("foreign");
+        drop(Checkpoint::open(&p, &UnitPlan::new(8), "all").unwrap());
+        let e = Checkpoint::open(&p, &UnitPlan::new(9), "all")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("n = 8, not n = 9"), "{e}");
+        let e = Checkpoint::open(&p, &UnitPlan::new(8), "shard 0/2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("scope"), "{e}");
+        let text = std::fs::read_to_string(&p).unwrap();
+        let plan = UnitPlan::new(8).id_hex();
+        std::fs::write(&p, text.replace(&plan, "0123456789abcdef")).unwrap();
+        let e = Checkpoint::open(&p, &UnitPlan::new(8), "all")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unit plan 0123456789abcdef"), "{e}");
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn corrupted_or_duplicated_records_are_refused() {
+        let plan = UnitPlan::new(8);
+        let p = temp("corrupt");
+        let (c, _) = Checkpoint::open(&p, &plan, "all").unwrap();
+        c.record(
+            1,
+            &UnitResult {
+                solutions: 20,
+                nodes: 30,
+            },
+        )
+        .unwrap();
+        drop(c);
+        let good = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, good.replace(" 20 30 ", " 21 30 ")).unwrap();
+        let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("corrupted"), "{e}");
+        let line = record_line(
+            1,
+            &UnitResult {
+                solutions: 20,
+                nodes: 30,
+            },
+        );
+        std::fs::write(&p, format!("{good}{line}")).unwrap();
+        let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
+        assert!(e.contains("recorded twice"), "{e}");
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn oversized_counts_are_refused() {
+        let plan = UnitPlan::new(8);
+        let body = format!("1 {}0 3 0/0,3/3", u64::MAX);
+        let line = format!("{body} {:08x}", fnv1a64(body.as_bytes()) as u32);
+        assert!(parse_record(&line, &plan)
+            .unwrap_err()
+            .contains("does not fit"));
+    }
+}

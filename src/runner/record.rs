@@ -1,0 +1,131 @@
+//! Unit results as they cross a file or machine boundary: check values and the error type
+//! shared by checkpoints, shard files and MPI.
+//!
+//! Every count that leaves memory carries check values, as the Q(27) project stored its counts
+//! (Preußer & Engelhardt): the residues mod 13 and mod 15 of the solutions and of the nodes,
+//! plus an FNV-1a digest of the record's text. A record that was corrupted, edited by hand or
+//! produced by an overflowing counter fails them and is rejected with its file and line.
+//! They catch accidents, not forgery: anyone can recompute them.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::engine::plan::UnitResult;
+
+/// 64-bit FNV-1a of `bytes`: a stable, dependency-free digest for records and files.
+///
+/// # Examples
+/// ```
+/// assert_eq!(nqueens::runner::record::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+/// ```
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The residues of `x` mod 13 and mod 15, written `a/b`: `1000 -> "12/10"`.
+pub fn residues(x: u64) -> String {
+    format!("{}/{}", x % 13, x % 15)
+}
+
+/// The check value of one unit's result: residues of solutions and nodes, `s13/s15,n13/n15`.
+///
+/// # Examples
+/// ```
+/// use nqueens::{UnitResult, runner::record::check_value};
+/// assert_eq!(check_value(&UnitResult { solutions: 1000, nodes: 14 }), "12/10,1/14");
+/// ```
+pub fn check_value(r: &UnitResult) -> String {
+    format!("{},{}", residues(r.solutions), residues(r.nodes))
+}
+
+/// Parses a non-negative count that must fit in a u64, naming it in the error.
+///
+/// # Errors
+/// A one-line reason: not a number, negative, or larger than u64::MAX.
+pub fn parse_u64(what: &str, s: &str) -> Result<u64, String> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{what} '{s}' is not a non-negative whole number"));
+    }
+    s.parse::<u64>()
+        .map_err(|_| format!("{what} {s} does not fit in 64 bits (max {})", u64::MAX))
+}
+
+/// A file that cannot be used: which file, where, and why. Displays as one line.
+#[derive(Debug)]
+pub struct FileError {
+    /// What kind of file ("checkpoint", "shard").
+    pub kind: &'static str,
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line, where one applies.
+    pub line: Option<usize>,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+impl FileError {
+    /// An error about the whole file.
+    pub fn new(kind: &'static str, path: &Path, reason: impl Into<String>) -> FileError {
+        FileError {
+            kind,
+            path: path.to_path_buf(),
+            line: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// An error about one line of the file.
+    pub fn at(
+        kind: &'static str,
+        path: &Path,
+        line: usize,
+        reason: impl Into<String>,
+    ) -> FileError {
+        FileError {
+            kind,
+            path: path.to_path_buf(),
+            line: Some(line),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind, self.path.display())?;
+        if let Some(l) = self.line {
+            write!(f, " line {l}")?;
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+impl std::error::Error for FileError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_only_counts_that_fit() {
+        assert_eq!(parse_u64("nodes", "18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_u64("nodes", "18446744073709551616")
+            .unwrap_err()
+            .contains("does not fit"));
+        assert!(parse_u64("nodes", "-1").is_err());
+        assert!(parse_u64("nodes", "+1").is_err());
+        assert!(parse_u64("nodes", "").is_err());
+    }
+
+    #[test]
+    fn residues_follow_the_q27_convention() {
+        assert_eq!(residues(0), "0/0");
+        assert_eq!(residues(195), "0/0");
+        assert_eq!(
+            residues(u64::MAX),
+            format!("{}/{}", u64::MAX % 13, u64::MAX % 15)
+        );
+    }
+}
