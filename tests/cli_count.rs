@@ -138,3 +138,59 @@ fn rejects_zero_threads() {
 fn rejects_verify_max_0() {
     assert_usage_error(&["verify", "--max", "0"], "between 1 and 64");
 }
+
+/// Runs `nqueens args` with stdout on /dev/full (skipped where there is none).
+fn into_full_disk(args: &[&str]) -> Option<(Option<i32>, String)> {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .ok()?;
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(full)
+        .output()
+        .unwrap();
+    Some((out.status.code(), String::from_utf8(out.stderr).unwrap()))
+}
+
+#[test]
+fn a_full_disk_is_one_line_that_names_the_output_and_exit_2() {
+    for args in [
+        &["count", "8"][..],
+        &["count", "4..6"],
+        &["verify", "--max", "3"],
+    ] {
+        let Some((code, err)) = into_full_disk(args) else {
+            return;
+        };
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(
+            err,
+            "nqueens: cannot write to standard output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn help_and_version_that_cannot_be_written_fail() {
+    for args in [&["--help"][..], &["--version"], &["count", "--help"]] {
+        let Some((code, err)) = into_full_disk(args) else {
+            return;
+        };
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(
+            err.starts_with("nqueens: cannot write to standard output"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn no_subcommand_is_one_line_naming_the_subcommands() {
+    assert_usage_error(
+        &[],
+        "a subcommand is required: one of count, verify, solutions, solve, animate, bench",
+    );
+}
