@@ -8,6 +8,7 @@
 //! results that should not be trusted, `--export-json`-style machine output); the report
 //! types and the text tables live in [`report`], the machine description in [`machine`].
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
 
@@ -236,11 +237,15 @@ pub fn run(a: &BenchArgs) -> Outcome {
     for w in &report.warnings {
         eprintln!("warning: {}", w.message);
     }
+    // Written, not `println!`: a full disk or a closed pipe is an error `main` reports (or a
+    // quiet end), never a panic.
+    let mut out = std::io::stdout().lock();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.text());
+        write!(out, "{}", report.text())?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
