@@ -194,3 +194,62 @@ fn no_subcommand_is_one_line_naming_the_subcommands() {
         "a subcommand is required: one of count, verify, solutions, solve, animate, bench",
     );
 }
+
+#[test]
+fn count_1_warns_about_nothing() {
+    // The time estimate divided by Q(2) / Q(1) = 0: "roughly inf years" for n = 1.
+    for args in [&["count", "1"][..], &["count", "1..1"], &["count", "1..3"]] {
+        let out = nqueens().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "{args:?}");
+    }
+}
+
+#[test]
+fn range_table_columns_line_up_with_the_header() {
+    let out = stdout_of(&["count", "4..5"]);
+    let lines: Vec<&str> = out.lines().collect();
+    // Right edge of every right-aligned column (all but the last, "known").
+    let edges = |line: &str| -> Vec<usize> {
+        let mut edges = Vec::new();
+        let bytes = line.as_bytes();
+        for i in 0..bytes.len() {
+            if bytes[i] != b' ' && bytes.get(i + 1).is_none_or(|&b| b == b' ') {
+                edges.push(i + 1);
+            }
+        }
+        edges.pop();
+        edges
+    };
+    assert_eq!(edges(lines[0]).len(), 7, "{out}");
+    for row in &lines[1..] {
+        assert_eq!(edges(row), edges(lines[0]), "{out}");
+    }
+}
+
+#[test]
+fn count_64_warns_in_years_with_an_exponent() {
+    // The warning comes before the (endless) count; kill the run as soon as it is read.
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "64", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let years = line
+        .strip_prefix("warning: counting n = 64 will take roughly ")
+        .and_then(|rest| rest.split_once(" years on 1 thread(s)"))
+        .map(|(years, _)| years)
+        .unwrap_or_else(|| panic!("{line}"));
+    let (mantissa, exponent) = years.split_once('e').unwrap_or_else(|| panic!("{line}"));
+    assert_eq!(mantissa.len(), 3, "one decimal: {line}");
+    assert!(exponent.parse::<u32>().unwrap() >= 6, "{line}");
+    assert!(line.len() < 120, "{line}");
+}

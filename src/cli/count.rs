@@ -162,7 +162,7 @@ impl CountReport {
     /// The header of the one-row-per-n table.
     pub fn table_header() -> String {
         format!(
-            "{:>3} {:>20} {:>19} {:>8} {:>6} {:>20} {:>10}  {}",
+            "{:>3} {:>20} {:>19} {:>8} {:>7} {:>20} {:>10}  {}",
             "n", "total", "unique", "orbits4", "orbits2", "nodes", "seconds", "known"
         )
     }
@@ -175,7 +175,7 @@ impl CountReport {
             KnownCheck::Unknown => "-",
         };
         format!(
-            "{:>3} {:>20} {:>19} {:>8} {:>6} {:>20} {:>10.3}  {}",
+            "{:>3} {:>20} {:>19} {:>8} {:>7} {:>20} {:>10.3}  {}",
             self.n,
             grouped(self.total),
             grouped(self.unique),
@@ -202,7 +202,8 @@ pub fn estimate_seconds(n: u32, threads: usize) -> f64 {
     }
     for k in (n + 1..=16).rev() {
         secs /= match (known::lookup(k), known::lookup(k - 1)) {
-            (Some(a), Some(b)) if b.total > 0 => a.total as f64 / b.total as f64,
+            // Q(2) = Q(3) = 0: a ratio of 0 would divide by zero (n = 1 was "inf years").
+            (Some(a), Some(b)) if a.total > 0 && b.total > 0 => a.total as f64 / b.total as f64,
             _ => 8.0,
         };
     }
@@ -251,4 +252,18 @@ pub fn run(a: &CountArgs) -> Outcome {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimates_are_finite_and_small_for_small_boards() {
+        for n in 1..=16 {
+            let secs = estimate_seconds(n, 1);
+            assert!(secs.is_finite() && secs <= 0.7, "n = {n}: {secs}");
+        }
+        assert!(estimate_seconds(64, 1).is_finite());
+    }
 }
