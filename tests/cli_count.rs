@@ -253,3 +253,32 @@ fn count_64_warns_in_years_with_an_exponent() {
     assert!(exponent.parse::<u32>().unwrap() >= 6, "{line}");
     assert!(line.len() < 120, "{line}");
 }
+
+#[test]
+fn rejects_thread_counts_beyond_the_cap_before_starting_any() {
+    // 99999 used to start rayon's maximum of 65,535 threads (more than Linux's default
+    // pid_max) and report "threads 99999".
+    assert_usage_error(
+        &["count", "8", "--threads", "99999"],
+        "thread count 99999 is too large: use at most 4096 threads",
+    );
+    assert_usage_error(&["verify", "-t", "99999999999999999999"], "too large");
+}
+
+#[test]
+fn negative_option_values_are_named_not_unexpected() {
+    // clap read "-1" as an unknown flag: "unexpected argument '-1' found".
+    assert_usage_error(
+        &["count", "8", "--threads", "-1"],
+        "thread count -1 is invalid",
+    );
+    assert_usage_error(&["verify", "--max", "-1"], "board size -1 is out of range");
+}
+
+#[test]
+fn rejects_open_and_three_dot_ranges_by_name() {
+    assert_usage_error(&["count", "..5"], "range '..5' needs both ends");
+    assert_usage_error(&["count", "3.."], "range '3..' needs both ends");
+    assert_usage_error(&["count", "1...3"], "'1...3' is not a range");
+    assert_usage_error(&["count", "1..65"], "board size 65 is out of range");
+}

@@ -18,8 +18,8 @@ pub struct CountArgs {
     /// Board size N (1..64), or an inclusive range A..B printed one row per N.
     #[arg(value_name = "N|A..B", allow_negative_numbers = true)]
     pub sizes: SizeRange,
-    /// Worker threads. Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads)]
+    /// Worker threads (1..4096). Default: all logical cores.
+    #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Print one JSON object per N (numbers as JSON numbers) instead of text.
     #[arg(long)]

@@ -20,10 +20,10 @@ pub const REFERENCE_MAX: u32 = 10;
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// Largest n to check. Default: 17 (a few seconds on 2 cores; 18 takes about 20 s).
-    #[arg(long, value_parser = parse_n, default_value = "17")]
+    #[arg(long, value_parser = parse_n, default_value = "17", allow_negative_numbers = true)]
     pub max: u32,
-    /// Worker threads. Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads)]
+    /// Worker threads (1..4096). Default: all logical cores.
+    #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }
 
