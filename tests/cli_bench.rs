@@ -268,6 +268,9 @@ fn bench_rejects_bad_input_with_one_line_and_exit_2() {
         (&["--threads", "a,b"][..], "'a' is not a thread count"),
         (&["--threads", "2,"][..], "is not a thread count"),
         (&["--quick", "--heavy"][..], "cannot be used with"),
+        (&["--runs", "-1"][..], "'-1' is not a run count"),
+        (&["--threads", "1,-2"][..], "thread count -2 is invalid"),
+        (&["--threads", "1,99999"][..], "at most 4096 threads"),
     ] {
         let out = nqueens().arg("bench").args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

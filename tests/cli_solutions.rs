@@ -409,6 +409,19 @@ fn rejects_meaningless_counts() {
     assert!(error_of(&["animate", "8", "--until", "0"]).contains("at least 1"));
     assert!(error_of(&["animate", "8", "--until", "never"]).contains("'never'"));
     assert!(error_of(&["animate", "8", "--delay", "-5"]).contains("'-5'"));
+    // Negative values were "unexpected argument '-1' found"; seeds had clap's bare
+    // "invalid digit found in string".
+    assert!(error_of(&["solutions", "8", "--limit", "-1"]).contains("'-1' is not a count"));
+    assert!(error_of(&["animate", "8", "--until", "-1"]).contains("'-1' is not a stopping point"));
+    for seed in ["-1", "abc", "18446744073709551616"] {
+        let err = error_of(&["solutions", "8", "--random", "--seed", seed]);
+        assert!(
+            err.contains(&format!(
+                "'{seed}' is not a seed: expected a whole number from 0 to 18446744073709551615"
+            )),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -53,7 +53,7 @@ pub struct AnimateArgs {
     pub delay: u64,
     /// When to stop: at the first solution, after the whole search (all), or after K
     /// solutions.
-    #[arg(long, value_name = "first|all|K", default_value = "first", value_parser = parse_until)]
+    #[arg(long, value_name = "first|all|K", default_value = "first", value_parser = parse_until, allow_negative_numbers = true)]
     pub until: Until,
 }
 
