@@ -384,6 +384,14 @@ fn animate_stops_at_the_first_solution_by_default() {
 }
 
 #[test]
+fn animate_1_logs_one_step_in_the_singular() {
+    assert_eq!(
+        stdout_of(&["animate", "1"]),
+        "place 1 1\nsolution 1: 1\ndone: 1 step, 1 solution\n"
+    );
+}
+
+#[test]
 fn rejects_board_sizes_0_and_65_and_text() {
     assert!(error_of(&["solutions", "0"]).contains("between 1 and 64"));
     assert!(error_of(&["solutions", "65"]).contains("between 1 and 64"));

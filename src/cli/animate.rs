@@ -121,8 +121,14 @@ struct Tally {
 
 impl Tally {
     fn summary(self) -> String {
-        let s = if self.solutions == 1 { "" } else { "s" };
-        format!("{} steps, {} solution{s}", self.steps, self.solutions)
+        let plural = |k: u64| if k == 1 { "" } else { "s" };
+        format!(
+            "{} step{}, {} solution{}",
+            self.steps,
+            plural(self.steps),
+            self.solutions,
+            plural(self.solutions)
+        )
     }
 }
 
