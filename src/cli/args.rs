@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use nqueens::MAX_N;
+use nqueens::{MAX_N, MAX_THREADS};
 
 /// A board size or an inclusive range of sizes: `16` or `10..14`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,13 +82,7 @@ impl FromStr for SizeRange {
     }
 }
 
-/// The most worker threads `--threads` accepts. Far above the logical cores of any single
-/// machine; the cap exists because rayon silently runs at most 65,535 threads (the report
-/// would name a count that did not run) and because tens of thousands of threads exhaust
-/// the process table (Linux's default `pid_max` is 32,768) before the pool fails.
-pub const MAX_THREADS: usize = 4096;
-
-/// Parses a thread count, 1..=[`MAX_THREADS`].
+/// Parses a thread count, 1..=[`MAX_THREADS`] (the library's cap; see its doc).
 pub fn parse_threads(s: &str) -> Result<usize, String> {
     let v: i128 = s.trim().parse().map_err(|_| {
         format!("'{s}' is not a thread count: expected a whole number from 1 to {MAX_THREADS}")
