@@ -27,6 +27,14 @@ pub struct VerifyArgs {
     pub threads: Option<usize>,
 }
 
+/// True if `e` is a broken symmetry identity (a wrong count), not a failure to count.
+fn is_failed_check(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<nqueens::Error>(),
+        Some(nqueens::Error::Inconsistent { .. })
+    )
+}
+
 /// Runs `verify`.
 pub fn run(a: &VerifyArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
@@ -39,12 +47,14 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     let mut bad = 0;
     for n in 1..=a.max {
         // Burnside's identities are checked inside every count; a failure is an error there.
+        // Any other error (the OS refusing threads) is no failed check: it ends the run.
         let (burnside, counts) = match timed_count(n, threads) {
             Ok((c, _, _)) => ("ok", Some(c)),
-            Err(e) => {
+            Err(e) if is_failed_check(&e) => {
                 eprintln!("n = {n}: {e}");
                 ("FAILED", None)
             }
+            Err(e) => return Err(e),
         };
         let (total, unique, known, refc) = match &counts {
             Some(c) => {
@@ -86,5 +96,23 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     } else {
         writeln!(out, "all {} rows ok", a.max)?;
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_broken_identity_counts_as_a_failed_row() {
+        // A thread pool the OS refused was reported as "FAILED ... MISMATCH", exit 1.
+        let broken = nqueens::Error::Inconsistent {
+            n: 8,
+            detail: "F90 = 1 is odd".into(),
+        };
+        assert!(is_failed_check(&broken.into()));
+        let refused = nqueens::Error::ThreadPool("Resource temporarily unavailable".into());
+        assert!(!is_failed_check(&refused.into()));
+        assert!(!is_failed_check(&anyhow::anyhow!("other")));
     }
 }
