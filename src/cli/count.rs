@@ -218,6 +218,15 @@ pub fn timed_count(n: u32, threads: usize) -> anyhow::Result<(Counts, UnitPlan, 
     Ok((counts, plan, start.elapsed().as_secs_f64()))
 }
 
+/// True if `e` is a broken symmetry identity (a wrong count: exit code 1), not a failure to
+/// count (exit code 2).
+pub fn is_failed_check(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<nqueens::Error>(),
+        Some(nqueens::Error::Inconsistent { .. })
+    )
+}
+
 /// Runs `count`.
 pub fn run(a: &CountArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
@@ -235,7 +244,16 @@ pub fn run(a: &CountArgs) -> Outcome {
     }
     let mut failed = false;
     for n in a.sizes.iter() {
-        let (counts, plan, secs) = timed_count(n, threads)?;
+        let (counts, plan, secs) = match timed_count(n, threads) {
+            Ok(r) => r,
+            // A broken identity is a failed check like a table mismatch: exit code 1.
+            Err(e) if is_failed_check(&e) => {
+                out.flush()?;
+                eprintln!("nqueens: {e}");
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e),
+        };
         let report = CountReport::new(&counts, &plan, secs, threads);
         failed |= report.known == KnownCheck::Mismatch;
         if a.json {

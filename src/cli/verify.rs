@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::args::{parse_n, parse_threads};
-use super::count::{timed_count, KnownCheck};
+use super::count::{is_failed_check, timed_count, KnownCheck};
 use super::format::grouped;
 use super::{default_threads, Outcome};
 use nqueens::reference;
@@ -25,14 +25,6 @@ pub struct VerifyArgs {
     /// Worker threads (1..4096). Default: all logical cores.
     #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
-}
-
-/// True if `e` is a broken symmetry identity (a wrong count), not a failure to count.
-fn is_failed_check(e: &anyhow::Error) -> bool {
-    matches!(
-        e.downcast_ref::<nqueens::Error>(),
-        Some(nqueens::Error::Inconsistent { .. })
-    )
 }
 
 /// Runs `verify`.
