@@ -15,6 +15,13 @@ pub enum Error {
     },
     /// A thread count of zero.
     NoThreads,
+    /// More threads than [`MAX_THREADS`](crate::MAX_THREADS).
+    TooManyThreads {
+        /// The thread count asked for.
+        threads: usize,
+        /// The largest thread count accepted.
+        max: usize,
+    },
     /// Unit results broke one of Burnside's identities (a bug or corrupted results).
     Inconsistent {
         /// Board size.
@@ -34,6 +41,10 @@ impl fmt::Display for Error {
                 "board size {n} is out of range: n must be between 1 and {max}"
             ),
             Error::NoThreads => write!(f, "thread count 0 is invalid: use at least 1 thread"),
+            Error::TooManyThreads { threads, max } => write!(
+                f,
+                "thread count {threads} is too large: use at most {max} threads"
+            ),
             Error::Inconsistent { n, detail } => {
                 write!(f, "inconsistent counts for n = {n}: {detail}")
             }

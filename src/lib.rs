@@ -30,6 +30,12 @@ pub use error::Error;
 /// The largest board size the library accepts.
 pub const MAX_N: u32 = 64;
 
+/// The most worker threads a count accepts. Far above the logical cores of any single
+/// machine. Without a cap, rayon silently runs at most 65,535 threads whatever was asked,
+/// and tens of thousands of threads exhaust the process table (Linux's default `pid_max`
+/// is 32,768) before the pool reports an error.
+pub const MAX_THREADS: usize = 4096;
+
 /// Checks that `n` is a supported board size.
 ///
 /// # Errors
@@ -59,8 +65,9 @@ pub fn count(n: u32) -> Result<Counts, Error> {
 /// ```
 ///
 /// # Errors
-/// [`Error::BoardSize`], [`Error::NoThreads`], or [`Error::Inconsistent`] if the symmetry
-/// identities fail (which would be a bug).
+/// [`Error::BoardSize`], [`Error::NoThreads`], [`Error::TooManyThreads`] above
+/// [`MAX_THREADS`], [`Error::ThreadPool`] if the OS refuses the threads, or
+/// [`Error::Inconsistent`] if the symmetry identities fail (which would be a bug).
 pub fn count_with_threads(n: u32, threads: usize) -> Result<Counts, Error> {
     let n = check_n(u64::from(n))?;
     runner::local::count_plan(&UnitPlan::new(n), threads)

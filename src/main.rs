@@ -6,21 +6,29 @@ mod cli;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => match e.kind() {
-            ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                let _ = e.print();
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                    ExitCode::from(2)
-                } else {
-                    ExitCode::SUCCESS
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                return match e.print() {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(io) => write_failed(&io),
                 };
+            }
+            // Bare `nqueens`: clap would print the whole help on stderr; one line is enough.
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let names: Vec<String> = cli::Cli::command()
+                    .get_subcommands()
+                    .map(|c| c.get_name().to_string())
+                    .collect();
+                eprintln!(
+                    "nqueens: a subcommand is required: one of {} (see 'nqueens --help')",
+                    names.join(", ")
+                );
+                return ExitCode::from(2);
             }
             _ => {
                 eprintln!("nqueens: {}", one_line(&e.to_string()));
@@ -30,12 +38,32 @@ fn main() -> ExitCode {
     };
     match cli::run(cli) {
         Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
-            ExitCode::from(2)
-        }
+        // A bare I/O error comes from writing the output (a full disk, a closed pipe): the
+        // subcommands read nothing but their arguments.
+        Err(e) => match io_error(&e) {
+            Some(io) => write_failed(io),
+            None => {
+                eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
+                // A broken symmetry identity is a failed check, like a table mismatch.
+                if cli::count::is_failed_check(&e) {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::from(2)
+                }
+            }
+        },
     }
+}
+
+/// The end of a run whose output could not be written. `nqueens solutions 12 | head` closes
+/// the pipe early; that is a normal end, not an error (ripgrep's rule). Anything else (a
+/// full disk: `> /dev/full`) is one line and exit code 2.
+fn write_failed(io: &std::io::Error) -> ExitCode {
+    if io.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("nqueens: cannot write to standard output: {io}");
+    ExitCode::from(2)
 }
 
 /// Clap's messages span several lines (usage, tips); keep the first, without its "error: ".
@@ -56,10 +84,13 @@ fn one_line(msg: &str) -> String {
     format!("{first} (see 'nqueens --help')")
 }
 
-/// `nqueens solutions 12 | head` closes the pipe early; that is a normal end, not an error.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+/// `e` itself if it is an I/O error: the `?` of a write. An I/O error wrapped in context
+/// (the Ctrl-C handler's) is not about the output and keeps its own message.
+fn io_error(e: &anyhow::Error) -> Option<&std::io::Error> {
+    // Only a bare one: file errors of checkpoints and shards carry a context naming the file
+    // (and anyhow would downcast through that context too).
+    if e.chain().count() > 1 {
+        return None;
+    }
+    e.downcast_ref::<std::io::Error>()
 }

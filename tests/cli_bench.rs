@@ -268,6 +268,9 @@ fn bench_rejects_bad_input_with_one_line_and_exit_2() {
         (&["--threads", "a,b"][..], "'a' is not a thread count"),
         (&["--threads", "2,"][..], "is not a thread count"),
         (&["--quick", "--heavy"][..], "cannot be used with"),
+        (&["--runs", "-1"][..], "'-1' is not a run count"),
+        (&["--threads", "1,-2"][..], "thread count -2 is invalid"),
+        (&["--threads", "1,99999"][..], "at most 4096 threads"),
     ] {
         let out = nqueens().arg("bench").args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -293,4 +296,41 @@ fn fixtures_have_the_layout_of_a_real_report() {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_report_layout(&v);
     }
+}
+
+/// `bench` printed its report with `println!`, which panics (and aborts: exit 134, a
+/// backtrace) when stdout is full or closed.
+#[test]
+fn bench_reports_a_full_disk_in_one_line_and_a_closed_pipe_quietly() {
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        for json in [false, true] {
+            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"));
+            cmd.args(["bench", "--tiny", "--runs", "1"]);
+            if json {
+                cmd.arg("--json");
+            }
+            let out = cmd.stdout(full.try_clone().unwrap()).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "json {json}");
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            let last = stderr.lines().last().unwrap_or_default();
+            assert_eq!(
+                last,
+                "nqueens: cannot write to standard output: No space left on device (os error 28)",
+                "{stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["bench", "--tiny", "--runs", "1", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // closed before the report is written
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("nqueens:"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -138,3 +138,162 @@ fn rejects_zero_threads() {
 fn rejects_verify_max_0() {
     assert_usage_error(&["verify", "--max", "0"], "between 1 and 64");
 }
+
+/// Runs `nqueens args` with stdout on /dev/full (skipped where there is none).
+fn into_full_disk(args: &[&str]) -> Option<(Option<i32>, String)> {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .ok()?;
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(full)
+        .output()
+        .unwrap();
+    Some((out.status.code(), String::from_utf8(out.stderr).unwrap()))
+}
+
+#[test]
+fn a_full_disk_is_one_line_that_names_the_output_and_exit_2() {
+    for args in [
+        &["count", "8"][..],
+        &["count", "4..6"],
+        &["verify", "--max", "3"],
+    ] {
+        let Some((code, err)) = into_full_disk(args) else {
+            return;
+        };
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(
+            err,
+            "nqueens: cannot write to standard output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn help_and_version_that_cannot_be_written_fail() {
+    for args in [&["--help"][..], &["--version"], &["count", "--help"]] {
+        let Some((code, err)) = into_full_disk(args) else {
+            return;
+        };
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(
+            err.starts_with("nqueens: cannot write to standard output"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn no_subcommand_is_one_line_naming_the_subcommands() {
+    assert_usage_error(
+        &[],
+        "a subcommand is required: one of count, verify, solutions, solve, animate, bench",
+    );
+}
+
+#[test]
+fn count_1_warns_about_nothing() {
+    // The time estimate divided by Q(2) / Q(1) = 0: "roughly inf years" for n = 1.
+    for args in [&["count", "1"][..], &["count", "1..1"], &["count", "1..3"]] {
+        let out = nqueens().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "{args:?}");
+    }
+}
+
+#[test]
+fn range_table_columns_line_up_with_the_header() {
+    let out = stdout_of(&["count", "4..5"]);
+    let lines: Vec<&str> = out.lines().collect();
+    // Right edge of every right-aligned column (all but the last, "known").
+    let edges = |line: &str| -> Vec<usize> {
+        let mut edges = Vec::new();
+        let bytes = line.as_bytes();
+        for i in 0..bytes.len() {
+            if bytes[i] != b' ' && bytes.get(i + 1).is_none_or(|&b| b == b' ') {
+                edges.push(i + 1);
+            }
+        }
+        edges.pop();
+        edges
+    };
+    assert_eq!(edges(lines[0]).len(), 8, "{out}");
+    for row in &lines[1..] {
+        assert_eq!(edges(row), edges(lines[0]), "{out}");
+    }
+}
+
+#[test]
+fn count_64_warns_in_years_with_an_exponent() {
+    // The warning comes before the (endless) count; kill the run as soon as it is read.
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "64", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let years = line
+        .strip_prefix("warning: counting n = 64 will take roughly ")
+        .and_then(|rest| rest.split_once(" years on 1 thread(s)"))
+        .map(|(years, _)| years)
+        .unwrap_or_else(|| panic!("{line}"));
+    let (mantissa, exponent) = years.split_once('e').unwrap_or_else(|| panic!("{line}"));
+    assert_eq!(mantissa.len(), 3, "one decimal: {line}");
+    assert!(exponent.parse::<u32>().unwrap() >= 6, "{line}");
+    assert!(line.len() < 120, "{line}");
+}
+
+#[test]
+fn rejects_thread_counts_beyond_the_cap_before_starting_any() {
+    // 99999 used to start rayon's maximum of 65,535 threads (more than Linux's default
+    // pid_max) and report "threads 99999".
+    assert_usage_error(
+        &["count", "8", "--threads", "99999"],
+        "thread count 99999 is too large: use at most 4096 threads",
+    );
+    assert_usage_error(&["verify", "-t", "99999999999999999999"], "too large");
+}
+
+#[test]
+fn negative_option_values_are_named_not_unexpected() {
+    // clap read "-1" as an unknown flag: "unexpected argument '-1' found".
+    assert_usage_error(
+        &["count", "8", "--threads", "-1"],
+        "thread count -1 is invalid",
+    );
+    assert_usage_error(&["verify", "--max", "-1"], "board size -1 is out of range");
+}
+
+#[test]
+fn rejects_open_and_three_dot_ranges_by_name() {
+    assert_usage_error(&["count", "..5"], "range '..5' needs both ends");
+    assert_usage_error(&["count", "3.."], "range '3..' needs both ends");
+    assert_usage_error(&["count", "1...3"], "'1...3' is not a range");
+    assert_usage_error(&["count", "1..65"], "board size 65 is out of range");
+}
+
+#[test]
+fn unwritable_shard_file_is_named_in_the_error() {
+    assert_usage_error(
+        &[
+            "count",
+            "10",
+            "--shard",
+            "0/2",
+            "--out",
+            "/nonexistent-dir/shard.json",
+        ],
+        "cannot write shard file /nonexistent-dir/shard.json",
+    );
+}

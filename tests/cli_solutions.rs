@@ -384,6 +384,14 @@ fn animate_stops_at_the_first_solution_by_default() {
 }
 
 #[test]
+fn animate_1_logs_one_step_in_the_singular() {
+    assert_eq!(
+        stdout_of(&["animate", "1"]),
+        "place 1 1\nsolution 1: 1\ndone: 1 step, 1 solution\n"
+    );
+}
+
+#[test]
 fn rejects_board_sizes_0_and_65_and_text() {
     assert!(error_of(&["solutions", "0"]).contains("between 1 and 64"));
     assert!(error_of(&["solutions", "65"]).contains("between 1 and 64"));
@@ -409,6 +417,19 @@ fn rejects_meaningless_counts() {
     assert!(error_of(&["animate", "8", "--until", "0"]).contains("at least 1"));
     assert!(error_of(&["animate", "8", "--until", "never"]).contains("'never'"));
     assert!(error_of(&["animate", "8", "--delay", "-5"]).contains("'-5'"));
+    // Negative values were "unexpected argument '-1' found"; seeds had clap's bare
+    // "invalid digit found in string".
+    assert!(error_of(&["solutions", "8", "--limit", "-1"]).contains("'-1' is not a count"));
+    assert!(error_of(&["animate", "8", "--until", "-1"]).contains("'-1' is not a stopping point"));
+    for seed in ["-1", "abc", "18446744073709551616"] {
+        let err = error_of(&["solutions", "8", "--random", "--seed", seed]);
+        assert!(
+            err.contains(&format!(
+                "'{seed}' is not a seed: expected a whole number from 0 to 18446744073709551615"
+            )),
+            "{err}"
+        );
+    }
 }
 
 #[test]

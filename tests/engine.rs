@@ -137,3 +137,19 @@ fn plan_for_n_32_is_built_with_distinct_borders() {
     assert_eq!(borders.len(), len);
     assert!(len > 10_000);
 }
+
+#[test]
+fn thread_counts_beyond_the_cap_are_refused_before_any_thread_starts() {
+    // 99999 made rayon start its silent maximum of 65,535 threads (past Linux's default
+    // pid_max of 32,768); usize::MAX would also overflow the batch size (threads * 16).
+    for threads in [nqueens::MAX_THREADS + 1, 99_999, usize::MAX] {
+        assert_eq!(
+            count_with_threads(8, threads),
+            Err(nqueens::Error::TooManyThreads {
+                threads,
+                max: nqueens::MAX_THREADS
+            })
+        );
+    }
+    assert_eq!(count_with_threads(8, 0), Err(nqueens::Error::NoThreads));
+}

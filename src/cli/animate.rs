@@ -53,7 +53,7 @@ pub struct AnimateArgs {
     pub delay: u64,
     /// When to stop: at the first solution, after the whole search (all), or after K
     /// solutions.
-    #[arg(long, value_name = "first|all|K", default_value = "first", value_parser = parse_until)]
+    #[arg(long, value_name = "first|all|K", default_value = "first", value_parser = parse_until, allow_negative_numbers = true)]
     pub until: Until,
 }
 
@@ -121,8 +121,14 @@ struct Tally {
 
 impl Tally {
     fn summary(self) -> String {
-        let s = if self.solutions == 1 { "" } else { "s" };
-        format!("{} steps, {} solution{s}", self.steps, self.solutions)
+        let plural = |k: u64| if k == 1 { "" } else { "s" };
+        format!(
+            "{} step{}, {} solution{}",
+            self.steps,
+            plural(self.steps),
+            self.solutions,
+            plural(self.solutions)
+        )
     }
 }
 

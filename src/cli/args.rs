@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use nqueens::MAX_N;
+use nqueens::{MAX_N, MAX_THREADS};
 
 /// A board size or an inclusive range of sizes: `16` or `10..14`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +62,14 @@ impl FromStr for SizeRange {
             }
             Some((a, b)) => {
                 let b = b.strip_prefix('=').unwrap_or(b);
+                if a.trim().is_empty() || b.trim().is_empty() {
+                    return Err(format!(
+                        "range '{s}' needs both ends: write A..B with 1 <= A <= B <= {MAX_N}"
+                    ));
+                }
+                if b.starts_with('.') {
+                    return Err(format!("'{s}' is not a range: write A..B or A..=B"));
+                }
                 let (start, end) = (parse_n(a)?, parse_n(b)?);
                 if start > end {
                     return Err(format!(
@@ -74,15 +82,22 @@ impl FromStr for SizeRange {
     }
 }
 
-/// Parses a thread count, at least 1.
+/// Parses a thread count, 1..=[`MAX_THREADS`] (the library's cap; see its doc).
 pub fn parse_threads(s: &str) -> Result<usize, String> {
-    let v: usize = s.trim().parse().map_err(|_| {
-        format!("'{s}' is not a thread count: expected a whole number of at least 1")
+    let v: i128 = s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a thread count: expected a whole number from 1 to {MAX_THREADS}")
     })?;
-    if v == 0 {
-        return Err("thread count 0 is invalid: use at least 1 thread".into());
+    if v < 1 {
+        return Err(format!(
+            "thread count {v} is invalid: use at least 1 thread"
+        ));
     }
-    Ok(v)
+    if v > MAX_THREADS as i128 {
+        return Err(format!(
+            "thread count {v} is too large: use at most {MAX_THREADS} threads"
+        ));
+    }
+    Ok(v as usize)
 }
 
 #[cfg(test)]
@@ -111,5 +126,31 @@ mod tests {
             .parse::<SizeRange>()
             .unwrap_err()
             .contains("reversed"));
+        for open in ["..5", "3..", "..", "3..="] {
+            let e = open.parse::<SizeRange>().unwrap_err();
+            assert!(e.contains("needs both ends"), "{open}: {e}");
+        }
+        assert_eq!(
+            "1...3".parse::<SizeRange>().unwrap_err(),
+            "'1...3' is not a range: write A..B or A..=B"
+        );
+    }
+
+    #[test]
+    fn parses_thread_counts_from_1_to_the_cap() {
+        assert_eq!(parse_threads("1"), Ok(1));
+        assert_eq!(parse_threads("4096"), Ok(MAX_THREADS));
+        assert!(parse_threads("0")
+            .unwrap_err()
+            .contains("at least 1 thread"));
+        assert!(parse_threads("-2").unwrap_err().contains("thread count -2"));
+        assert_eq!(
+            parse_threads("4097"),
+            Err("thread count 4097 is too large: use at most 4096 threads".into())
+        );
+        assert!(parse_threads("99999999999999999999")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(parse_threads("two").unwrap_err().contains("'two'"));
     }
 }

@@ -8,6 +8,7 @@
 //! results that should not be trusted, `--export-json`-style machine output); the report
 //! types and the text tables live in [`report`], the machine description in [`machine`].
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
 
@@ -110,11 +111,11 @@ fn parse_runs(s: &str) -> Result<usize, String> {
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Timed runs per board size and thread count, each after one untimed warm-up.
-    #[arg(short = 'r', long, value_parser = parse_runs, default_value = "5")]
+    #[arg(short = 'r', long, value_parser = parse_runs, default_value = "5", allow_negative_numbers = true)]
     pub runs: usize,
     /// Thread counts to measure, comma-separated (e.g. 1,2,4,8); prints a scaling table.
     /// 1 is always measured, as the baseline of speed-up. Default: 1 and all logical cores.
-    #[arg(short = 't', long, value_name = "LIST")]
+    #[arg(short = 't', long, value_name = "LIST", allow_negative_numbers = true)]
     pub threads: Option<ThreadCounts>,
     /// Quick preset, workload nq-quick-2 (n = 16): about 6 s on 2 cores.
     #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
@@ -236,11 +237,15 @@ pub fn run(a: &BenchArgs) -> Outcome {
     for w in &report.warnings {
         eprintln!("warning: {}", w.message);
     }
+    // Written, not `println!`: a full disk or a closed pipe is an error `main` reports (or a
+    // quiet end), never a panic.
+    let mut out = std::io::stdout().lock();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.text());
+        write!(out, "{}", report.text())?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -28,8 +28,8 @@ pub struct CountArgs {
     /// Board size N (1..64), or an inclusive range A..B printed one row per N.
     #[arg(value_name = "N|A..B", allow_negative_numbers = true)]
     pub sizes: SizeRange,
-    /// Worker threads. Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads)]
+    /// Worker threads (1..4096). Default: all logical cores.
+    #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Print one JSON object per N (numbers as JSON numbers) instead of text.
     #[arg(long)]
@@ -242,7 +242,8 @@ pub fn estimate_seconds(n: u32, threads: usize) -> f64 {
     }
     for k in (n + 1..=16).rev() {
         secs /= match (known::lookup(k), known::lookup(k - 1)) {
-            (Some(a), Some(b)) if b.total > 0 => a.total as f64 / b.total as f64,
+            // Q(2) = Q(3) = 0: a ratio of 0 would divide by zero (n = 1 was "inf years").
+            (Some(a), Some(b)) if a.total > 0 && b.total > 0 => a.total as f64 / b.total as f64,
             _ => 8.0,
         };
     }
@@ -490,6 +491,15 @@ fn mpi_count(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     super::mpi::count(n, a, threads)
 }
 
+/// True if `e` is a broken symmetry identity (a wrong count: exit code 1), not a failure to
+/// count (exit code 2).
+pub fn is_failed_check(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<nqueens::Error>(),
+        Some(nqueens::Error::Inconsistent { .. })
+    )
+}
+
 /// Runs `count`.
 pub fn run(a: &CountArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
@@ -520,7 +530,16 @@ pub fn run(a: &CountArgs) -> Outcome {
     }
     let mut failed = false;
     for n in a.sizes.iter() {
-        let (counts, plan, secs) = timed_count(n, threads)?;
+        let (counts, plan, secs) = match timed_count(n, threads) {
+            Ok(r) => r,
+            // A broken identity is a failed check like a table mismatch: exit code 1.
+            Err(e) if is_failed_check(&e) => {
+                out.flush()?;
+                eprintln!("nqueens: {e}");
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e),
+        };
         let report = CountReport::new(&counts, &plan, secs, threads);
         failed |= report.known == KnownCheck::Mismatch;
         if a.json {
@@ -535,4 +554,18 @@ pub fn run(a: &CountArgs) -> Outcome {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimates_are_finite_and_small_for_small_boards() {
+        for n in 1..=16 {
+            let secs = estimate_seconds(n, 1);
+            assert!(secs.is_finite() && secs <= 0.7, "n = {n}: {secs}");
+        }
+        assert!(estimate_seconds(64, 1).is_finite());
+    }
 }

@@ -29,7 +29,7 @@ pub fn si(x: f64) -> String {
     format!("{v:.2} {p}")
 }
 
-/// A duration in seconds, human scale: "0.512 s", "3 min 20 s", "2.4 days".
+/// A duration in seconds, human scale: "0.512 s", "3 min 20 s", "2.4 days", "3.0e40 years".
 pub fn duration(secs: f64) -> String {
     if secs < 60.0 {
         format!("{secs:.3} s")
@@ -40,7 +40,13 @@ pub fn duration(secs: f64) -> String {
     } else if secs < 86400.0 * 365.0 * 2.0 {
         format!("{:.1} days", secs / 86400.0)
     } else {
-        format!("{:.1} years", secs / (86400.0 * 365.25))
+        let years = secs / (86400.0 * 365.25);
+        if years < 1e6 {
+            format!("{years:.1} years")
+        } else {
+            // n = 64 is ~1e40 years: 41 digits say nothing more than the exponent.
+            format!("{years:.1e} years")
+        }
     }
 }
 
@@ -62,5 +68,7 @@ mod tests {
         assert_eq!(duration(0.5), "0.500 s");
         assert_eq!(duration(200.0), "3 min 20 s");
         assert_eq!(duration(86400.0 * 3.0), "3.0 days");
+        assert_eq!(duration(86400.0 * 365.25 * 1869.4), "1869.4 years");
+        assert_eq!(duration(86400.0 * 365.25 * 3.05e40), "3.0e40 years");
     }
 }

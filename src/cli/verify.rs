@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::args::{parse_n, parse_threads};
-use super::count::{timed_count, KnownCheck};
+use super::count::{is_failed_check, timed_count, KnownCheck};
 use super::format::grouped;
 use super::{default_threads, Outcome};
 use nqueens::reference;
@@ -20,10 +20,10 @@ pub const REFERENCE_MAX: u32 = 10;
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// Largest n to check. Default: 17 (a few seconds on 2 cores; 18 takes about 20 s).
-    #[arg(long, value_parser = parse_n, default_value = "17")]
+    #[arg(long, value_parser = parse_n, default_value = "17", allow_negative_numbers = true)]
     pub max: u32,
-    /// Worker threads. Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads)]
+    /// Worker threads (1..4096). Default: all logical cores.
+    #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }
 
@@ -39,12 +39,14 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     let mut bad = 0;
     for n in 1..=a.max {
         // Burnside's identities are checked inside every count; a failure is an error there.
+        // Any other error (the OS refusing threads) is no failed check: it ends the run.
         let (burnside, counts) = match timed_count(n, threads) {
             Ok((c, _, _)) => ("ok", Some(c)),
-            Err(e) => {
+            Err(e) if is_failed_check(&e) => {
                 eprintln!("n = {n}: {e}");
                 ("FAILED", None)
             }
+            Err(e) => return Err(e),
         };
         let (total, unique, known, refc) = match &counts {
             Some(c) => {
@@ -86,5 +88,23 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     } else {
         writeln!(out, "all {} rows ok", a.max)?;
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_broken_identity_counts_as_a_failed_row() {
+        // A thread pool the OS refused was reported as "FAILED ... MISMATCH", exit 1.
+        let broken = nqueens::Error::Inconsistent {
+            n: 8,
+            detail: "F90 = 1 is odd".into(),
+        };
+        assert!(is_failed_check(&broken.into()));
+        let refused = nqueens::Error::ThreadPool("Resource temporarily unavailable".into());
+        assert!(!is_failed_check(&refused.into()));
+        assert!(!is_failed_check(&anyhow::anyhow!("other")));
     }
 }

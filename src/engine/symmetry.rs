@@ -64,6 +64,10 @@ impl Transform {
     }
 
     /// Maps a whole solution (`perm[row] = col`, a permutation of `0..n`) to its image.
+    ///
+    /// # Panics
+    /// If a column is `>= perm.len()` (check untrusted input with
+    /// [`is_solution`](crate::is_solution) first).
     pub fn apply_to_solution(self, perm: &[usize]) -> Vec<usize> {
         let n = perm.len();
         let mut image = vec![0; n];
@@ -82,6 +86,9 @@ impl Transform {
 /// // The two solutions of n = 4 are mirror images; the smaller is canonical.
 /// assert_eq!(nqueens::canonical(&[2, 0, 3, 1]), vec![1, 3, 0, 2]);
 /// ```
+///
+/// # Panics
+/// If a column is `>= perm.len()`, as [`Transform::apply_to_solution`].
 pub fn canonical(perm: &[usize]) -> Vec<usize> {
     Transform::ALL
         .iter()
@@ -92,6 +99,9 @@ pub fn canonical(perm: &[usize]) -> Vec<usize> {
 
 /// The size of a solution's orbit under the 8 symmetries: 8, 4 (fixed by the half turn
 /// only), 2 (fixed by the quarter turn) or 1 (n = 1).
+///
+/// # Panics
+/// If a column is `>= perm.len()`, as [`Transform::apply_to_solution`].
 pub fn orbit_size(perm: &[usize]) -> usize {
     let stabilizer = Transform::ALL
         .iter()
@@ -161,6 +171,12 @@ mod tests {
             assert_eq!(canonical(&t.apply_to_solution(&sol)), c);
         }
         assert!(c <= sol.to_vec());
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_column_off_the_board_panics_as_documented() {
+        canonical(&[0, 5]);
     }
 
     #[test]

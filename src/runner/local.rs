@@ -17,10 +17,17 @@ use crate::Error;
 /// Builds a rayon pool with exactly `threads` threads.
 ///
 /// # Errors
-/// [`Error::NoThreads`] for 0, [`Error::ThreadPool`] if the OS refuses threads.
+/// [`Error::NoThreads`] for 0, [`Error::TooManyThreads`] above
+/// [`MAX_THREADS`](crate::MAX_THREADS), [`Error::ThreadPool`] if the OS refuses threads.
 pub fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
         return Err(Error::NoThreads);
+    }
+    if threads > crate::MAX_THREADS {
+        return Err(Error::TooManyThreads {
+            threads,
+            max: crate::MAX_THREADS,
+        });
     }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -63,8 +70,9 @@ where
     // Batches of units go to the interleaved kernel together (see engine::lanes): enough
     // batches for work stealing to balance threads (>= 16 per thread), small enough that a
     // finished batch reports soon, large enough that the lanes rarely run short of work.
-    // n = 16: 22,016 units, 2 threads -> batches of 64, 344 batches.
-    let batch = (units.len() / (threads * 16)).clamp(1, 256);
+    // n = 16: 27,860 units; 2 threads -> 870 capped to batches of 256, 109 batches (54 per
+    // thread); 64 threads -> batches of 27, 1,032 batches.
+    let batch = (units.len() / threads.saturating_mul(16)).clamp(1, 256);
     let summary = pool.install(|| {
         units
             .par_chunks(batch)

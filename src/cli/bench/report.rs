@@ -318,9 +318,13 @@ impl BenchReport {
     pub fn text(&self) -> String {
         let m = &self.machine;
         let mut s = String::new();
+        // The sizes as the progress header writes them ("16, 17"), not Rust's "[16, 17]".
+        let sizes: Vec<String> = self.workload.sizes.iter().map(u32::to_string).collect();
         s.push_str(&format!(
-            "workload  {} (n = {:?}, plan v{})\n",
-            self.workload.id, self.workload.sizes, self.workload.plan_version
+            "workload  {} (n = {}; plan v{})\n",
+            self.workload.id,
+            sizes.join(", "),
+            self.workload.plan_version
         ));
         s.push_str(&format!("cpu       {}\n", m.cpu_line()));
         s.push_str(&format!("system    {}\n", m.system_line()));
@@ -528,6 +532,12 @@ mod tests {
             (900.0, 1800.0)
         );
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert!(
+            r.text()
+                .starts_with("workload  nq-quick-2 (n = 16; plan v2)\n"),
+            "{}",
+            r.text()
+        );
     }
 
     #[test]
