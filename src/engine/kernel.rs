@@ -40,8 +40,11 @@ pub type Cell = (usize, usize);
 impl InnerBoard {
     /// Builds the inner search for `n` with the given border queens (already checked to be
     /// one queen per border line and non-attacking).
+    ///
+    /// # Panics
+    /// If `n` is 0 or above 64 (the masks are `u64`).
     pub fn new(n: usize, border: &[Cell]) -> InnerBoard {
-        debug_assert!((1..=64).contains(&n));
+        assert!((1..=64).contains(&n), "board size {n} outside 1..=64");
         let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut used_cols = 0u64;
         for &(_, c) in border {

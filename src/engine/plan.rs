@@ -232,10 +232,16 @@ pub struct UnitPlan {
 }
 
 impl UnitPlan {
-    /// Builds the plan for `n` (1 <= n <= 64; the caller checks the range).
+    /// Builds the plan for `n` (1 <= n <= 64; the caller checks the range, e.g. with
+    /// [`crate::check_n`]).
     ///
-    /// Order: border units in ascending `(top, bottom, left, right)`, then the F180 units by
-    /// column, then the F90 unit.
+    /// Order: border units in ascending `(top, bottom, left, right)` and, within a border, by
+    /// the column of the first searched row's queen; then the F180 units by column, then the
+    /// F90 unit. Size grows like n^5: 27,860 units for n = 16, 748,029 for n = 27, about 94
+    /// million (1.1 GB, 8 s to build) for n = 64.
+    ///
+    /// # Panics
+    /// If `n` is 0 or above 64.
     pub fn new(n: u32) -> UnitPlan {
         assert!((1..=64).contains(&n), "board size {n} outside 1..=64");
         let nu = n as usize;
