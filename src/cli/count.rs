@@ -92,27 +92,13 @@ impl KnownCheck {
     }
 }
 
-/// One count, as printed by `--json`.
+/// One count, as printed by `--json`: the counts (n, total, unique, orbits8/4/2, fixed180,
+/// fixed90, nodes; see [`Counts`]) followed by how the count ran.
 #[derive(Clone, Debug, Serialize)]
 pub struct CountReport {
-    /// Board size.
-    pub n: u32,
-    /// All solutions (A000170).
-    pub total: u128,
-    /// Solutions up to symmetry (A002562).
-    pub unique: u128,
-    /// Orbits of size 8 (no symmetry).
-    pub orbits8: u128,
-    /// Orbits of size 4 (half-turn symmetric only).
-    pub orbits4: u128,
-    /// Orbits of size 2 (quarter-turn symmetric).
-    pub orbits2: u128,
-    /// Solutions fixed by the half turn.
-    pub fixed180: u128,
-    /// Solutions fixed by the quarter turn.
-    pub fixed90: u128,
-    /// Search nodes (queens placed), all units.
-    pub nodes: u128,
+    /// The counts, as fields of the report itself.
+    #[serde(flatten)]
+    pub counts: Counts,
     /// Wall time of the count, seconds.
     pub seconds: f64,
     /// Search nodes per second of wall time.
@@ -131,26 +117,15 @@ impl CountReport {
     /// Builds the report of a finished count.
     pub fn new(c: &Counts, plan: &UnitPlan, seconds: f64, threads: usize) -> CountReport {
         CountReport {
-            n: c.n,
-            total: c.total,
-            unique: c.unique,
-            orbits8: c.orbits8,
-            orbits4: c.orbits4,
-            orbits2: c.orbits2,
-            fixed180: c.fixed180,
-            fixed90: c.fixed90,
-            nodes: c.nodes,
+            counts: *c,
             seconds,
-            nodes_per_second: if seconds > 0.0 {
-                c.nodes as f64 / seconds
-            } else {
-                0.0
-            },
+            nodes_per_second: 0.0,
             threads,
             units: plan.len(),
             plan_id: plan.id_hex(),
             known: KnownCheck::of(c),
         }
+        .with_speed(c.nodes)
     }
 
     /// Sets the speed from the nodes this run computed (a resumed count took the others from
@@ -167,22 +142,22 @@ impl CountReport {
     /// The multi-line text block for a single count.
     pub fn text_block(&self) -> String {
         let mut s = String::new();
-        let orbits = if self.n == 1 {
+        let orbits = if self.counts.n == 1 {
             "one orbit of size 1".to_string()
         } else {
             format!(
                 "size 8: {}   size 4: {}   size 2: {}",
-                grouped(self.orbits8),
-                grouped(self.orbits4),
-                grouped(self.orbits2)
+                grouped(self.counts.orbits8),
+                grouped(self.counts.orbits4),
+                grouped(self.counts.orbits2)
             )
         };
         let rows = [
-            ("n", self.n.to_string()),
-            ("total", grouped(self.total)),
-            ("unique", grouped(self.unique)),
+            ("n", self.counts.n.to_string()),
+            ("total", grouped(self.counts.total)),
+            ("unique", grouped(self.counts.unique)),
             ("orbits", orbits),
-            ("nodes", grouped(self.nodes)),
+            ("nodes", grouped(self.counts.nodes)),
             ("time", duration(self.seconds)),
             ("speed", format!("{}nodes/s", si(self.nodes_per_second))),
             ("threads", self.threads.to_string()),
@@ -215,13 +190,13 @@ impl CountReport {
         };
         format!(
             "{:>3} {:>20} {:>19} {:>19} {:>8} {:>7} {:>20} {:>10.3}  {}",
-            self.n,
-            grouped(self.total),
-            grouped(self.unique),
-            grouped(self.orbits8),
-            grouped(self.orbits4),
-            grouped(self.orbits2),
-            grouped(self.nodes),
+            self.counts.n,
+            grouped(self.counts.total),
+            grouped(self.counts.unique),
+            grouped(self.counts.orbits8),
+            grouped(self.counts.orbits4),
+            grouped(self.counts.orbits2),
+            grouped(self.counts.nodes),
             self.seconds,
             known
         )

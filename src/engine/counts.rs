@@ -4,8 +4,9 @@
 use super::plan::{UnitKind, UnitPlan, UnitResult};
 use crate::Error;
 
-/// The exact counts for one board size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The exact counts for one board size (serialized with these field names, numbers as
+/// numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     /// Board size.
     pub n: u32,
