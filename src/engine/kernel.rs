@@ -1,5 +1,6 @@
-//! The hot loop: counts the completions of one border constellation by iterative bit-board
-//! backtracking over the inner rows.
+//! The inner board of a border constellation, and the plain iterative bit-board search over
+//! it. The counts use the interleaved, branch-free version of this search in `lanes.rs`
+//! (2.3x faster); this plain loop is what the tests check that one against.
 //!
 //! A unit pre-places the four border queens (row 0, row n-1, column 0, column n-1; see
 //! `plan.rs`). What is left is to place one queen in each remaining row `1..n-1` except the
@@ -87,7 +88,8 @@ impl InnerBoard {
     }
 
     /// True if both boards search the same rows with the same allowed cells.
-    pub fn same_as(&self, other: &InnerBoard) -> bool {
+    #[cfg(test)]
+    pub(crate) fn same_as(&self, other: &InnerBoard) -> bool {
         self.rows == other.rows && self.allowed == other.allowed && self.shift == other.shift
     }
 
@@ -127,37 +129,6 @@ impl InnerBoard {
             }
             _ => self.search(first),
         }
-    }
-
-    /// Nodes of the search cut off after `depth` rows: a cheap predictor of the full cost.
-    pub fn estimate(&self, first: u64, depth: usize) -> u64 {
-        fn walk(
-            b: &InnerBoard,
-            d: usize,
-            stop: usize,
-            cols: u64,
-            dd: u64,
-            du: u64,
-            free: u64,
-        ) -> u64 {
-            let mut f = free;
-            let mut nodes = 0;
-            while f != 0 {
-                let bit = f & f.wrapping_neg();
-                f ^= bit;
-                nodes += 1;
-                if d + 1 < stop.min(b.rows) {
-                    let s = b.shift[d];
-                    let (c, l, r) = (cols | bit, (dd | bit) << s, (du | bit) >> s);
-                    nodes += walk(b, d + 1, stop, c, l, r, b.allowed[d + 1] & !(c | l | r));
-                }
-            }
-            nodes
-        }
-        if self.rows == 0 {
-            return 0;
-        }
-        walk(self, 0, depth, 0, 0, 0, self.allowed[0] & first)
     }
 
     /// The backtracking loop for two or more rows.
