@@ -398,7 +398,7 @@ fn shard_checkpoint_records_its_scope() {
     let ck = temp("shard.ckpt");
     let out = temp("shard-out.json");
     let (c, o) = (ck.to_str().unwrap(), out.to_str().unwrap());
-    run_ok(&[
+    let args = [
         "count",
         "11",
         "--shard",
@@ -407,19 +407,11 @@ fn shard_checkpoint_records_its_scope() {
         c,
         "--out",
         o,
-    ]);
+    ];
+    run_ok(&args);
     let first = std::fs::read_to_string(&out).unwrap();
     // Same shard again: everything comes from the checkpoint, same units and counts.
-    run_ok(&[
-        "count",
-        "11",
-        "--shard",
-        "1/2",
-        "--checkpoint",
-        c,
-        "--out",
-        o,
-    ]);
+    run_ok(&args);
     let again: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let first: serde_json::Value = serde_json::from_str(&first).unwrap();
