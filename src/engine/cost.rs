@@ -24,6 +24,7 @@
 //! real node count where it matters (estimate/real for n = 12..16: 0.50, 0.80, 1.01, 1.08,
 //! 1.01); callers only rely on ratios within a plan. Below that it drifts (n = 10: 0.21).
 
+use super::board::{columns, DiagBoard};
 use super::plan::{Unit, UnitKind};
 use super::symmetry::Transform;
 
@@ -69,72 +70,37 @@ fn border_estimate(n: usize, queens: &[(usize, usize)]) -> f64 {
     let rows: Vec<usize> = (1..n - 1)
         .filter(|&r| queens.iter().all(|&(qr, _)| qr != r))
         .collect();
-    let mut board = Board {
-        n,
-        full: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
-        cols: 0,
-        anti: 0,
-        diag: 0,
-    };
+    let mut board = DiagBoard::new(n);
     for &q in queens {
         board = board.place(q);
     }
     let depth = PROBE_ROWS.min(rows.len());
-    let weight = board.probe(&rows[..depth], &rows[depth..]);
+    let weight = probe(&board, &rows[..depth], &rows[depth..]);
     // Calibration: the sum over a plan is within a factor 2 of the real nodes, n = 12..16.
     let scale = 0.0144 * 0.6f64.powi(n as i32 - 16);
     scale * weight * GROWTH.powi((rows.len() - depth) as i32)
 }
 
-/// Queens placed so far: columns, anti-diagonals (bit r + c) and diagonals (bit c - r + n - 1).
-#[derive(Clone, Copy)]
-struct Board {
-    n: usize,
-    full: u64,
-    cols: u64,
-    anti: u128,
-    diag: u128,
-}
-
-impl Board {
-    fn place(self, (r, c): (usize, usize)) -> Board {
-        Board {
-            cols: self.cols | 1 << c,
-            anti: self.anti | 1 << (r + c),
-            diag: self.diag | 1 << (c + self.n - 1 - r),
-            ..self
-        }
-    }
-
-    /// The cells of row r that no placed queen attacks.
-    fn free(&self, r: usize) -> u64 {
-        self.full & !(self.cols | (self.anti >> r) as u64 | (self.diag >> (self.n - 1 - r)) as u64)
-    }
-
-    /// Sums over the placements of one queen per row of `probe` the weight of what they
-    /// leave: 0 if a row of `rest` has no free cell, else the fourth root of the product of
-    /// the free counts of the rows of `rest`.
-    fn probe(&self, probe: &[usize], rest: &[usize]) -> f64 {
-        let Some((&r, deeper)) = probe.split_first() else {
-            let mut w = 1.0;
-            for &r in rest {
-                let f = self.free(r).count_ones();
-                if f == 0 {
-                    return 0.0;
-                }
-                w *= f64::from(f);
+/// Sums over the placements of one queen per row of `probe` the weight of what they leave:
+/// 0 if a row of `rest` has no free cell, else the fourth root of the product of the free
+/// counts of the rows of `rest`.
+fn probe(board: &DiagBoard, probe_rows: &[usize], rest: &[usize]) -> f64 {
+    let Some((&r, deeper)) = probe_rows.split_first() else {
+        let mut w = 1.0;
+        for &r in rest {
+            let f = board.free(r).count_ones();
+            if f == 0 {
+                return 0.0;
             }
-            return w.sqrt().sqrt();
-        };
-        let mut free = self.free(r);
-        let mut total = 0.0;
-        while free != 0 {
-            let c = free.trailing_zeros() as usize;
-            free &= free - 1;
-            total += self.place((r, c)).probe(deeper, rest);
+            w *= f64::from(f);
         }
-        total
+        return w.sqrt().sqrt();
+    };
+    let mut total = 0.0;
+    for c in columns(board.free(r)) {
+        total += probe(&board.place((r, c)), deeper, rest);
     }
+    total
 }
 
 /// An F180 unit searches n/2 rows; measured 117, 638 and 4,124 nodes per unit for

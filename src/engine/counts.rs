@@ -1,7 +1,7 @@
 //! Combining unit results into the counts of a board size, with Burnside's lemma and its
 //! consistency checks.
 
-use super::plan::{UnitKind, UnitPlan, UnitResult};
+use super::plan::{Sum, UnitKind, UnitPlan, UnitResult};
 use crate::Error;
 
 /// The exact counts for one board size (serialized with these field names, numbers as
@@ -45,10 +45,11 @@ impl Tally {
     /// Adds one unit's result (sums in u128: Q(29) will not fit in u64).
     pub fn add(&mut self, kind: &UnitKind, r: &UnitResult) {
         let s = u128::from(r.solutions);
-        match *kind {
-            UnitKind::Border { weight, .. } => self.total += u128::from(weight) * s,
-            UnitKind::Fixed180 { .. } => self.fixed180 += s,
-            UnitKind::Fixed90 => self.fixed90 += s,
+        let weighted = u128::from(kind.weight()) * s;
+        match kind.feeds() {
+            Sum::Total => self.total += weighted,
+            Sum::Fixed180 => self.fixed180 += weighted,
+            Sum::Fixed90 => self.fixed90 += weighted,
         }
         self.nodes += u128::from(r.nodes);
     }

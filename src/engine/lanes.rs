@@ -43,7 +43,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::kernel::InnerBoard;
+use super::board::bits;
+use super::border::InnerBoard;
 
 /// Searches advanced together. Four keeps the chains of a Skylake-class core busy; more
 /// lanes gain nothing measurable and cost cache space.
@@ -276,15 +277,6 @@ pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>>
         return None;
     }
     Some(results)
-}
-
-/// The single bits of `mask`, lowest first.
-fn bits(mut mask: u64) -> impl Iterator<Item = u64> {
-    std::iter::from_fn(move || {
-        let bit = mask & mask.wrapping_neg();
-        mask ^= bit;
-        (bit != 0).then_some(bit)
-    })
 }
 
 #[cfg(test)]

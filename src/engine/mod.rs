@@ -1,9 +1,13 @@
 //! The engine: pure computation, no I/O. Bit-board kernels, symmetry, the unit plan, the
 //! reference solver and the combination of unit results into counts.
 
+pub mod board;
+pub mod border;
 pub mod construct;
 pub mod cost;
 pub mod counts;
+pub mod digest;
+pub mod exec;
 pub mod kernel;
 pub mod lanes;
 pub mod plan;

@@ -26,108 +26,14 @@
 //! quarter-turn unit), about 435 per thread on 64 cores; the largest unit holds 0.037% of
 //! the 210 million nodes. n = 20 has 119,330 units, n = 27 has 748,029.
 
-use super::kernel::{Cell, InnerBoard};
-use super::lanes::count_tasks;
-use super::symmetric::{count_fixed180, count_fixed90};
+use super::border::border_units;
+pub use super::border::{Border, Cell};
+use super::digest::{fnv1a64_more, FNV_OFFSET};
 use super::symmetry::Transform;
 
 /// Version of the splitting rule. Bump it whenever units, their order or their weights
 /// change: checkpoints and shards record it (through the plan id) and refuse to mix plans.
 pub const PLAN_VERSION: u32 = 2;
-
-/// The four border queens of a solution: the column of the queen in row 0 (`top`) and in row
-/// n-1 (`bottom`), the row of the queen in column 0 (`left`) and in column n-1 (`right`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Border {
-    /// Column of the row-0 queen.
-    pub top: u8,
-    /// Column of the row-(n-1) queen.
-    pub bottom: u8,
-    /// Row of the column-0 queen.
-    pub left: u8,
-    /// Row of the column-(n-1) queen.
-    pub right: u8,
-}
-
-impl Border {
-    /// The distinct queens of this border (3 when a corner is taken, else 4).
-    pub fn cells(&self, n: usize) -> Vec<Cell> {
-        let m = n - 1;
-        let mut cells = vec![
-            (0, self.top as usize),
-            (m, self.bottom as usize),
-            (self.left as usize, 0),
-            (self.right as usize, m),
-        ];
-        cells.sort_unstable();
-        cells.dedup();
-        cells
-    }
-
-    /// The board the kernel searches for this (canonical) border: its half-turn image.
-    ///
-    /// Every image of a border has the same number of completions, so any one may be
-    /// searched; they differ in cost. The canonical border has its queen nearest a corner in
-    /// row 0, and a queen near a corner constrains few rows (one of its diagonals leaves the
-    /// board at once). The search prunes best when its first rows are the constrained ones,
-    /// so we turn the board upside down and meet that weak queen last. Measured: 0.61x the
-    /// nodes of the upright search at n = 14, 15 and 16 (the best of all 8 images would be
-    /// 0.57x).
-    pub fn search_board(&self, n: usize) -> InnerBoard {
-        InnerBoard::new(n, &self.image(n, Transform::Rot180).cells(n))
-    }
-
-    /// Reads the border back from a set of cells that has one queen on each border line.
-    fn from_cells(n: usize, cells: &[Cell]) -> Border {
-        let m = n - 1;
-        let find = |pred: &dyn Fn(&Cell) -> bool, pick: fn(&Cell) -> usize| -> u8 {
-            pick(
-                cells
-                    .iter()
-                    .find(|c| pred(c))
-                    .expect("one queen per border line"),
-            ) as u8
-        };
-        Border {
-            top: find(&|&(r, _)| r == 0, |&(_, c)| c),
-            bottom: find(&|&(r, _)| r == m, |&(_, c)| c),
-            left: find(&|&(_, c)| c == 0, |&(r, _)| r),
-            right: find(&|&(_, c)| c == m, |&(r, _)| r),
-        }
-    }
-
-    /// Whether these positions can be the border of a solution: each corner queen is shared
-    /// by both of its lines, and no two distinct queens attack each other.
-    fn is_valid(&self, n: usize) -> bool {
-        let m = n - 1;
-        let (t, b, l, r) = (
-            self.top as usize,
-            self.bottom as usize,
-            self.left as usize,
-            self.right as usize,
-        );
-        // A corner cell lies on two border lines; both must name that same queen.
-        if (t == 0) != (l == 0)
-            || (t == m) != (r == 0)
-            || (b == 0) != (l == m)
-            || (b == m) != (r == m)
-        {
-            return false;
-        }
-        let cells = self.cells(n);
-        cells.iter().enumerate().all(|(i, &(r1, c1))| {
-            cells[i + 1..]
-                .iter()
-                .all(|&(r2, c2)| r1 != r2 && c1 != c2 && r1.abs_diff(r2) != c1.abs_diff(c2))
-        })
-    }
-
-    /// The border of the image of a solution with this border under `t`.
-    pub fn image(&self, n: usize, t: Transform) -> Border {
-        let cells: Vec<Cell> = self.cells(n).into_iter().map(|x| t.apply(n, x)).collect();
-        Border::from_cells(n, &cells)
-    }
-}
 
 /// What a unit computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,6 +60,56 @@ pub enum UnitKind {
     Fixed90,
 }
 
+/// Which sum of the count a unit's (weighted) solutions feed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sum {
+    /// The total (A000170).
+    Total,
+    /// F180, the solutions fixed by the half turn.
+    Fixed180,
+    /// F90, the solutions fixed by the quarter turn.
+    Fixed90,
+}
+
+impl Sum {
+    /// The name used in `plan` listings: "total", "F180" or "F90".
+    pub fn name(self) -> &'static str {
+        match self {
+            Sum::Total => "total",
+            Sum::Fixed180 => "F180",
+            Sum::Fixed90 => "F90",
+        }
+    }
+}
+
+impl UnitKind {
+    /// The kind's name in `plan` listings: "border", "fixed180" or "fixed90".
+    pub fn name(&self) -> &'static str {
+        match self {
+            UnitKind::Border { .. } => "border",
+            UnitKind::Fixed180 { .. } => "fixed180",
+            UnitKind::Fixed90 => "fixed90",
+        }
+    }
+
+    /// How many times the unit's solutions count toward its sum.
+    pub fn weight(&self) -> u8 {
+        match *self {
+            UnitKind::Border { weight, .. } => weight,
+            UnitKind::Fixed180 { .. } | UnitKind::Fixed90 => 1,
+        }
+    }
+
+    /// The sum the unit's solutions feed.
+    pub fn feeds(&self) -> Sum {
+        match self {
+            UnitKind::Border { .. } => Sum::Total,
+            UnitKind::Fixed180 { .. } => Sum::Fixed180,
+            UnitKind::Fixed90 => Sum::Fixed90,
+        }
+    }
+}
+
 /// One independent subproblem of a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
@@ -170,36 +126,6 @@ pub struct UnitResult {
     pub solutions: u64,
     /// Search nodes visited (queens placed).
     pub nodes: u64,
-}
-
-impl Unit {
-    /// Runs the unit's search to the end. Pure computation; safe to call from any thread.
-    pub fn run(&self, n: usize) -> UnitResult {
-        self.run_until(n, &std::sync::atomic::AtomicBool::new(false))
-            .expect("never stopped")
-    }
-
-    /// Runs the unit's search, giving up (None) soon after `stop` becomes true.
-    pub fn run_until(&self, n: usize, stop: &std::sync::atomic::AtomicBool) -> Option<UnitResult> {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            return None;
-        }
-        let (solutions, nodes) = match self.kind {
-            UnitKind::Border { border, first, .. } => {
-                // The interleaved kernel, which splits a lone unit by its second row.
-                let board = border.search_board(n);
-                count_tasks(&[(&board, first_mask(first))], stop)?[0]
-            }
-            UnitKind::Fixed180 { col } => count_fixed180(n, col as usize),
-            UnitKind::Fixed90 => count_fixed90(n),
-        };
-        Some(UnitResult { solutions, nodes })
-    }
-}
-
-/// The first-row mask of a border unit: one column, or every column when there is no row.
-pub fn first_mask(first: Option<u8>) -> u64 {
-    first.map_or(u64::MAX, |c| 1 << c)
 }
 
 impl Unit {
@@ -244,38 +170,13 @@ impl UnitPlan {
     /// If `n` is 0 or above 64.
     pub fn new(n: u32) -> UnitPlan {
         assert!((1..=64).contains(&n), "board size {n} outside 1..=64");
-        let nu = n as usize;
         let mut units = Vec::new();
         let mut push = |kind| {
             let id = units.len() as u32;
             units.push(Unit { id, kind });
         };
-        for border in canonical_borders(nu) {
-            let stabilizer = Transform::ALL
-                .iter()
-                .filter(|&&t| border.image(nu, t) == border)
-                .count();
-            let weight = (8 / stabilizer) as u8;
-            let board = border.search_board(nu);
-            if board.rows() == 0 {
-                push(UnitKind::Border {
-                    border,
-                    first: None,
-                    weight,
-                });
-            }
-            // One unit per queen of the first searched row, in column order. A border with
-            // no free cell there has no completion and no unit.
-            let mut choices = board.first_choices();
-            while choices != 0 {
-                let col = choices.trailing_zeros() as u8;
-                choices &= choices - 1;
-                push(UnitKind::Border {
-                    border,
-                    first: Some(col),
-                    weight,
-                });
-            }
+        for kind in border_units(n as usize) {
+            push(kind);
         }
         for col in 0..n {
             push(UnitKind::Fixed180 { col: col as u8 });
@@ -317,39 +218,10 @@ impl UnitPlan {
     }
 }
 
-/// Every valid border constellation that is the smallest of its 8 images.
-fn canonical_borders(n: usize) -> Vec<Border> {
-    let mut out = Vec::new();
-    let range = 0..n as u8;
-    for top in range.clone() {
-        for bottom in range.clone() {
-            for left in range.clone() {
-                for right in range.clone() {
-                    let b = Border {
-                        top,
-                        bottom,
-                        left,
-                        right,
-                    };
-                    if b.is_valid(n) && Transform::ALL.iter().all(|&t| b.image(n, t) >= b) {
-                        out.push(b);
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 /// FNV-1a over a canonical byte encoding of the plan; stable across platforms and builds.
 fn plan_hash(n: u32, units: &[Unit]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
+    let mut h = FNV_OFFSET;
+    let mut eat = |bytes: &[u8]| h = fnv1a64_more(h, bytes);
     eat(b"nqueens-plan");
     eat(&PLAN_VERSION.to_le_bytes());
     eat(&n.to_le_bytes());
@@ -393,36 +265,6 @@ mod tests {
     fn ids_are_positions() {
         for (i, u) in UnitPlan::new(10).units().iter().enumerate() {
             assert_eq!(u.id as usize, i);
-        }
-    }
-
-    #[test]
-    fn border_orbits_cover_every_valid_border_once() {
-        // Summing the orbit sizes of the canonical borders gives the number of valid borders.
-        for n in 4..=9usize {
-            let all = (0..n as u8)
-                .flat_map(|t| (0..n as u8).map(move |b| (t, b)))
-                .flat_map(|(t, b)| (0..n as u8).map(move |l| (t, b, l)))
-                .flat_map(|(t, b, l)| {
-                    (0..n as u8).map(move |r| Border {
-                        top: t,
-                        bottom: b,
-                        left: l,
-                        right: r,
-                    })
-                })
-                .filter(|b| b.is_valid(n))
-                .count();
-            let weighted: usize = canonical_borders(n)
-                .iter()
-                .map(|b| {
-                    8 / Transform::ALL
-                        .iter()
-                        .filter(|&&t| b.image(n, t) == *b)
-                        .count()
-                })
-                .sum();
-            assert_eq!(weighted, all, "n = {n}");
         }
     }
 

@@ -77,7 +77,7 @@ impl Stack {
     /// The empty board with every column of row 0 still to try.
     fn new(n: usize) -> Stack {
         debug_assert!((1..=64).contains(&n));
-        let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let board = super::board::row_mask(n);
         let mut frames = [Frame::default(); 64];
         frames[0].free = board;
         Stack {

@@ -6,10 +6,10 @@
 //! searches next to the total: a 180°-symmetric solution by its top ⌊n/2⌋ rows (the queen at
 //! (r, c) brings its twin at (n-1-r, n-1-c)), a 90°-symmetric one by a quarter of its queens.
 //!
-//! For F180 the diagonals are kept as sets of diagonal indices in a `u128` (2n-1 <= 127 of
-//! them), because the twins land in rows far below the current one: anti-diagonal
-//! `r + c = k` is bit `k`, diagonal `c - r + n - 1 = k` is bit `k`; in row `r` they block
-//! columns `anti >> r` and `diag >> (n-1-r)`.
+//! For F180 the diagonals are kept as sets of diagonal indices in a `u128` (the shared
+//! [`DiagBoard`]), because the twins land in rows far below the current one.
+
+use super::board::{columns, DiagBoard};
 
 /// Number of 180°-symmetric solutions of size `n` whose row-0 queen is in column `first`.
 ///
@@ -21,68 +21,46 @@ pub fn count_fixed180(n: usize, first: usize) -> (u64, u64) {
         // n = 1: row 0 is the centre row; the lone queen is its own twin.
         return (u64::from(first == 0), 1);
     }
-    let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-    let mut state = Half {
-        n,
-        half,
-        board,
-        nodes: 0,
-    };
+    let mut state = Half { half, nodes: 0 };
     // A queen and its twin must not attack each other: same anti-diagonal iff r + c = n - 1,
     // same diagonal iff r = c. Marking those two index values as taken forbids exactly that.
     // For odd n the centre cell must hold a queen (the middle row's queen is its own twin),
     // and its two diagonals are those same two indices.
-    let mut cols = 0u64;
+    let mut board = DiagBoard::new(n);
     if n % 2 == 1 {
-        cols |= 1 << half;
+        board.cols |= 1 << half;
     }
-    let anti = 1u128 << (n - 1);
-    let diag = 1u128 << (n - 1);
-    let bit = 1u64 << first;
-    if state.free(0, cols, anti, diag) & bit == 0 {
+    board.anti |= 1 << (n - 1);
+    board.diag |= 1 << (n - 1);
+    if board.free(0) & (1 << first) == 0 {
         return (0, 0);
     }
-    let (cols, anti, diag) = state.place(0, first, cols, anti, diag);
+    let board = Half::place(board, 0, first);
     state.nodes += 1;
-    let solutions = state.rows_from(1, cols, anti, diag);
+    let solutions = state.rows_from(1, board);
     (solutions, state.nodes)
 }
 
 struct Half {
-    n: usize,
     half: usize,
-    board: u64,
     nodes: u64,
 }
 
 impl Half {
-    fn free(&self, r: usize, cols: u64, anti: u128, diag: u128) -> u64 {
-        let blocked = cols | (anti >> r) as u64 | (diag >> (self.n - 1 - r)) as u64;
-        self.board & !blocked
-    }
-
     /// Places (r, c) and its twin (n-1-r, n-1-c).
-    fn place(&self, r: usize, c: usize, cols: u64, anti: u128, diag: u128) -> (u64, u128, u128) {
-        let n = self.n;
-        (
-            cols | 1 << c | 1 << (n - 1 - c),
-            anti | 1 << (r + c) | 1 << (2 * n - 2 - r - c),
-            diag | 1 << (c + n - 1 - r) | 1 << (r + n - 1 - c),
-        )
+    fn place(board: DiagBoard, r: usize, c: usize) -> DiagBoard {
+        let m = board.n - 1;
+        board.place((r, c)).place((m - r, m - c))
     }
 
-    fn rows_from(&mut self, r: usize, cols: u64, anti: u128, diag: u128) -> u64 {
+    fn rows_from(&mut self, r: usize, board: DiagBoard) -> u64 {
         if r == self.half {
             return 1;
         }
-        let mut free = self.free(r, cols, anti, diag);
         let mut solutions = 0;
-        while free != 0 {
-            let c = free.trailing_zeros() as usize;
-            free &= free - 1;
+        for c in columns(board.free(r)) {
             self.nodes += 1;
-            let (c2, a2, d2) = self.place(r, c, cols, anti, diag);
-            solutions += self.rows_from(r + 1, c2, a2, d2);
+            solutions += self.rows_from(r + 1, Half::place(board, r, c));
         }
         solutions
     }

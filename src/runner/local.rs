@@ -9,9 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use crate::engine::counts::{Counts, Tally};
-use crate::engine::kernel::InnerBoard;
-use crate::engine::lanes::{count_tasks, Task};
-use crate::engine::plan::{first_mask, Border, Unit, UnitKind, UnitPlan, UnitResult};
+use crate::engine::exec::run_batch;
+use crate::engine::plan::{Unit, UnitPlan, UnitResult};
 use crate::Error;
 
 /// Builds a rayon pool with exactly `threads` threads.
@@ -116,37 +115,6 @@ fn batch_size(n: u32, units: usize, threads: usize) -> usize {
     let unit_secs = 23e-6 * 6f64.powi(n as i32 - 16);
     let by_time = (0.5 / unit_secs).clamp(1.0, 256.0) as usize;
     (units / threads.saturating_mul(16)).clamp(1, by_time)
-}
-
-/// Runs a batch: border units together in the interleaved kernel, the small symmetric
-/// searches one by one. `None` if stopped.
-fn run_batch(n: usize, chunk: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
-    // Consecutive units of one border share its board: build it once.
-    let mut boards: Vec<(Border, InnerBoard)> = Vec::new();
-    let mut firsts = Vec::new();
-    for u in chunk {
-        if let UnitKind::Border { border, first, .. } = u.kind {
-            if boards.last().is_none_or(|(b, _)| *b != border) {
-                boards.push((border, border.search_board(n)));
-            }
-            firsts.push((boards.len() - 1, first_mask(first)));
-        }
-    }
-    let tasks: Vec<Task> = firsts
-        .iter()
-        .map(|&(b, first)| (&boards[b].1, first))
-        .collect();
-    let mut border_results = count_tasks(&tasks, stop)?.into_iter();
-    chunk
-        .iter()
-        .map(|u| match u.kind {
-            UnitKind::Border { .. } => {
-                let (solutions, nodes) = border_results.next().expect("one result per border unit");
-                Some(UnitResult { solutions, nodes })
-            }
-            _ => u.run_until(n, stop),
-        })
-        .collect()
 }
 
 /// Counts every unit of `plan` on `threads` threads.

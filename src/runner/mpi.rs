@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Destination, Source};
 
+use crate::engine::exec;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
 
 /// The reply that tells a worker rank to stop.
@@ -100,7 +101,7 @@ pub fn work(world: &SimpleCommunicator, plan: &UnitPlan, stop: &AtomicBool) {
             return;
         }
         let unit = plan.units()[id as usize];
-        msg = match unit.run_until(plan.n() as usize, stop) {
+        msg = match exec::run_until(plan.n() as usize, &unit, stop) {
             Some(r) => [RESULT, id, r.solutions, r.nodes],
             None => [ABANDONED, id, 0, 0],
         };

@@ -12,17 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::plan::UnitResult;
 
-/// 64-bit FNV-1a of `bytes`: a stable, dependency-free digest for records and files.
-///
-/// # Examples
-/// ```
-/// assert_eq!(nqueens::runner::record::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-/// ```
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
+pub use crate::engine::digest::fnv1a64;
 
 /// The residues of `x` mod 13 and mod 15, written `a/b`: `1000 -> "12/10"`.
 pub fn residues(x: u64) -> String {
