@@ -45,7 +45,7 @@ fn main() -> ExitCode {
             None => {
                 eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
                 // A broken symmetry identity is a failed check, like a table mismatch.
-                if cli::count::is_failed_check(&e) {
+                if cli::report::is_failed_check(&e) {
                     ExitCode::from(1)
                 } else {
                     ExitCode::from(2)

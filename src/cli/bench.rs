@@ -18,8 +18,8 @@ pub mod machine;
 pub mod report;
 
 use super::args::parse_threads;
-use super::count::{timed_count, KnownCheck};
 use super::default_threads;
+use super::report::{timed_count, KnownCheck};
 use super::Outcome;
 use machine::Machine;
 use nqueens::{known, Counts, UnitPlan};

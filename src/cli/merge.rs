@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::count::{print_single, CountReport};
+use super::report::{print_single, CountReport};
 use super::Outcome;
 use nqueens::runner::shard::{self, ShardFile};
 

@@ -12,6 +12,8 @@ pub mod mpi;
 pub mod plan;
 pub mod progress;
 pub mod render;
+pub mod report;
+pub mod session;
 pub mod solutions;
 pub mod solve;
 pub mod verify;

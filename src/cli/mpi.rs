@@ -1,20 +1,23 @@
-//! `nqueens count N --mpi` under mpirun: rank 0 schedules units dynamically, keeps the
-//! checkpoint and progress bar and prints the result; the other ranks compute.
+//! `nqueens count N --mpi` under mpirun: rank 0 opens the session (checkpoint, progress bar)
+//! and schedules units dynamically over the other ranks, which compute; rank 0 prints the
+//! result.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::bail;
 use mpi::traits::Communicator;
 
-use super::count::{interrupted, open_checkpoint, print_single, stop_flag, CountArgs, CountReport};
 use super::progress::Progress;
+use super::report::{print_single, CountReport};
+use super::session;
 use super::Outcome;
-use nqueens::engine::counts::Tally;
-use nqueens::runner::{mpi as dist, shard};
-use nqueens::{Unit, UnitPlan};
+use nqueens::runner::mpi as dist;
+use nqueens::runner::session::Scope;
+use nqueens::UnitPlan;
 
 /// Runs `count n --mpi`.
-pub fn count(n: u32, a: &CountArgs, _threads: usize) -> Outcome {
+pub fn count(n: u32, checkpoint: Option<&Path>, quiet: bool, json: bool) -> Outcome {
     let Some(universe) = mpi::initialize() else {
         bail!("MPI is already initialized");
     };
@@ -22,58 +25,21 @@ pub fn count(n: u32, a: &CountArgs, _threads: usize) -> Outcome {
     if world.size() < 2 {
         bail!("--mpi needs at least 2 ranks (rank 0 only schedules): run it as mpirun -np 3 nqueens count {n} --mpi");
     }
-    let plan = UnitPlan::new(n);
-    let stop = stop_flag();
     if world.rank() != 0 {
-        dist::work(&world, &plan, stop);
+        dist::work(&world, &UnitPlan::new(n), session::stop_flag());
         return Ok(ExitCode::SUCCESS);
     }
-    let start = std::time::Instant::now();
-    let (ckpt, mut rec) = open_checkpoint(a.checkpoint.as_deref(), &plan, "all", plan.len())?;
-    let order: Vec<Unit> = shard::largest_first(&plan)
-        .into_iter()
-        .map(|(u, _)| u)
-        .collect();
-    let (done, todo): (Vec<Unit>, Vec<Unit>) = order
-        .iter()
-        .partition(|u| rec.results[u.id as usize].is_some());
-    let resumed_nodes = rec.nodes();
-    let progress = Progress::new(!a.quiet, n, plan.units(), &done);
-    let mut write_error = None;
-    let s = dist::schedule(&world, &plan, &todo, stop, |u, r| {
-        if let Some(c) = &ckpt {
-            if let Err(e) = c.record(u.id, r) {
-                write_error.get_or_insert(e);
-                stop.store(true, std::sync::atomic::Ordering::SeqCst);
-            }
-        }
-        rec.results[u.id as usize] = Some(*r);
-        progress.done(u, r);
-    });
+    let session = session::open(UnitPlan::new(n), Scope::All, checkpoint)?;
+    let progress = Progress::new(!quiet, n, session.units(), &session.done());
+    let run = session
+        .on_done(|u, r| progress.done(u, r))
+        .run_mpi(&world)?;
     progress.finish();
-    if let Some(c) = &ckpt {
-        c.sync()?;
+    if run.interrupted {
+        return Ok(session::interrupted(&run));
     }
-    if let Some(e) = write_error {
-        bail!("cannot write the checkpoint: {e}");
-    }
-    if s.interrupted {
-        return Ok(interrupted(
-            rec.count(),
-            plan.len(),
-            a.checkpoint.as_deref(),
-        ));
-    }
-    let mut tally = Tally::default();
-    for u in plan.units() {
-        tally.add(
-            &u.kind,
-            &rec.results[u.id as usize].expect("every unit finished"),
-        );
-    }
-    let counts = tally.finish(&plan)?;
-    let workers = (world.size() - 1) as usize;
-    let report = CountReport::new(&counts, &plan, start.elapsed().as_secs_f64(), workers)
-        .with_speed(counts.nodes - resumed_nodes);
-    print_single(&report, a.json, &mut std::io::stdout().lock())
+    let counts = run.counts()?;
+    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads)
+        .with_speed(counts.nodes - run.resumed_nodes);
+    print_single(&report, json, &mut std::io::stdout().lock())
 }

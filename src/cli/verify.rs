@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::args::{parse_n, parse_threads};
-use super::count::{is_failed_check, timed_count, KnownCheck};
 use super::format::grouped;
+use super::report::{is_failed_check, timed_count, KnownCheck};
 use super::{default_threads, Outcome};
 use nqueens::reference;
 

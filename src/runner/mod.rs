@@ -5,5 +5,7 @@ pub mod checkpoint;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod outfile;
 pub mod record;
+pub mod session;
 pub mod shard;

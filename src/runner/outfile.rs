@@ -1,0 +1,235 @@
+//! Writing a result file (`count --shard K/M --out FILE`) without ever destroying what the
+//! path names.
+//!
+//! - A regular file, or a path where nothing exists yet, is replaced atomically: the text
+//!   goes to a new temporary file in the same directory (created exclusively, so a planted
+//!   link at that name is not followed), is synced, and is renamed over the path, so a
+//!   reader sees the old file or the whole new one. The temporary file is removed on every
+//!   error path.
+//! - A symbolic link is followed (also a dangling one): its final target is what gets
+//!   replaced atomically, the link itself stays.
+//! - A FIFO or a character device is opened and written directly (a reader of the FIFO gets
+//!   the text; a device is never replaced by a regular file, which renaming over it would
+//!   do, as root, for `/dev/full`).
+//! - Anything else (a directory, a block device, a socket) is refused.
+//!
+//! A short or failed write is an error either way.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+/// Most symbolic links followed from one path (Linux's own limit is 40).
+const MAX_LINKS: usize = 40;
+
+/// Writes `bytes` to `path` as the module doc says.
+///
+/// # Errors
+/// The I/O error, or `InvalidInput` for a path that is a directory, block device or
+/// socket, or a chain of more than 40 symbolic links.
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target = follow_links(path)?;
+    match fs::metadata(&target) {
+        Ok(m) if m.is_file() => replace_atomically(&target, bytes, Some(m.permissions())),
+        Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
+            let mut f = OpenOptions::new().write(true).open(&target)?;
+            f.write_all(bytes)?;
+            f.flush()
+        }
+        Ok(m) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a file to write",
+                target.display(),
+                kind_of(&m.file_type())
+            ),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => replace_atomically(&target, bytes, None),
+        Err(e) => Err(e),
+    }
+}
+
+/// What a file type is, in words: "a directory", "a block device", ...
+fn kind_of(t: &fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The path with every symbolic link at its end followed (the target may not exist).
+fn follow_links(path: &Path) -> io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{}: more than {MAX_LINKS} symbolic links", path.display()),
+    ))
+}
+
+/// A temporary file that is removed when dropped, unless it was renamed into place.
+struct TempFile {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Writes a new temporary file beside `path`, syncs it and renames it over `path`.
+fn replace_atomically(path: &Path, bytes: &[u8], perms: Option<fs::Permissions>) -> io::Result<()> {
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} names no file", path.display()),
+        )
+    })?;
+    let (mut file, mut tmp) = (None, None);
+    for attempt in 0..100u32 {
+        let mut t = name.to_os_string();
+        t.push(format!(".tmp{}.{attempt}", std::process::id()));
+        let t = path.with_file_name(t);
+        match OpenOptions::new().write(true).create_new(true).open(&t) {
+            Ok(f) => {
+                file = Some(f);
+                tmp = Some(TempFile {
+                    path: t,
+                    armed: true,
+                });
+                break;
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let (Some(mut file), Some(mut tmp)) = (file, tmp) else {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "no free temporary file name",
+        ));
+    };
+    write_synced(&mut file, bytes)?;
+    if let Some(p) = perms {
+        file.set_permissions(p)?;
+    }
+    drop(file);
+    fs::rename(&tmp.path, path)?;
+    tmp.armed = false;
+    Ok(())
+}
+
+fn write_synced(file: &mut File, bytes: &[u8]) -> io::Result<()> {
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// True if `a` and `b` name the same file (through links, `.`/`..` and hard links); a path
+/// that does not exist yet is compared by its canonical directory and name.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(x), Ok(y)) = (fs::metadata(a), fs::metadata(b)) {
+        return x.dev() == y.dev() && x.ino() == y.ino();
+    }
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The canonical form of `p`, or of its directory joined with its name if `p` (or its link
+/// target) does not exist.
+fn canonical(p: &Path) -> Option<PathBuf> {
+    let p = follow_links(p).ok()?;
+    if let Ok(c) = fs::canonicalize(&p) {
+        return Some(c);
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Some(fs::canonicalize(dir).ok()?.join(p.file_name()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("nqueens-out-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn entries(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_its_target_replaced() {
+        let d = dir("link");
+        fs::write(d.join("target"), "old").unwrap();
+        std::os::unix::fs::symlink("target", d.join("link")).unwrap();
+        write_file(&d.join("link"), b"new").unwrap();
+        assert!(fs::symlink_metadata(d.join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(d.join("target")).unwrap(), "new");
+        std::os::unix::fs::symlink("made", d.join("dangling")).unwrap();
+        write_file(&d.join("dangling"), b"x").unwrap();
+        assert_eq!(fs::read_to_string(d.join("made")).unwrap(), "x");
+        assert_eq!(entries(&d), ["dangling", "link", "made", "target"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_directory_is_refused_and_no_temporary_file_stays() {
+        let d = dir("adir");
+        fs::create_dir(d.join("adir")).unwrap();
+        assert!(write_file(&d.join("adir"), b"x").is_err());
+        // A directory that cannot take the temporary file's rename target.
+        assert!(write_file(&d.join("adir").join("sub").join("f"), b"x").is_err());
+        assert_eq!(entries(&d), ["adir"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn same_file_sees_through_links_and_dots() {
+        let d = dir("same");
+        fs::write(d.join("c"), "").unwrap();
+        std::os::unix::fs::symlink("c", d.join("l")).unwrap();
+        assert!(same_file(&d.join("c"), &d.join("l")));
+        assert!(same_file(&d.join("c"), &d.join(".").join("c")));
+        assert!(!same_file(&d.join("c"), &d.join("new")));
+        assert!(same_file(&d.join("new"), &d.join(".").join("new")));
+        fs::remove_dir_all(d).unwrap();
+    }
+}

@@ -1,0 +1,396 @@
+//! A count session: everything that runs one board size's count, whoever computes it.
+//!
+//! A [`Session`] holds the unit plan, the scope (the whole plan or one shard), an optional
+//! checkpoint (opened, locked for the whole run, and resumed: its recorded units are not run
+//! again), the stop flag raised by signals, and a callback told of every finished unit (the
+//! progress bar). [`Session::run_local`] runs the rest on a thread pool, `Session::run_mpi`
+//! (feature `mpi`) hands it to MPI ranks; both return a [`Run`], which the caller turns into
+//! counts, a shard file or an "interrupted" message. The CLI only builds a session and
+//! formats its run.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::checkpoint::Checkpoint;
+use super::record::FileError;
+use super::shard::{self, ShardSpec};
+use crate::engine::counts::{Counts, Tally};
+use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::Error;
+
+/// The part of a plan a session computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every unit.
+    All,
+    /// The units of one shard.
+    Shard(ShardSpec),
+}
+
+impl fmt::Display for Scope {
+    /// `all` or `shard K/M`, as checkpoints record it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scope::All => write!(f, "all"),
+            Scope::Shard(s) => write!(f, "shard {s}"),
+        }
+    }
+}
+
+/// Why a session could not run to its end (an interruption by `stop` is not an error).
+#[derive(Debug)]
+pub enum SessionError {
+    /// The engine refused (thread count, thread pool).
+    Engine(Error),
+    /// The checkpoint could not be written; the run stopped rather than compute results that
+    /// cannot be kept.
+    Checkpoint(FileError),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Engine(e) => e.fmt(f),
+            SessionError::Checkpoint(e) => write!(f, "cannot write {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SessionError::Engine(e) => Some(e),
+            SessionError::Checkpoint(e) => Some(e),
+        }
+    }
+}
+
+/// The callback told of every unit that finishes during a run (from worker threads).
+pub type DoneFn<'a> = dyn Fn(&Unit, &UnitResult) + Sync + 'a;
+
+/// A boxed [`DoneFn`].
+pub type OnDone<'a> = Box<DoneFn<'a>>;
+
+/// One count in preparation: plan, scope, checkpoint, stop flag and progress callback.
+pub struct Session<'a> {
+    plan: UnitPlan,
+    scope: Scope,
+    units: Vec<Unit>,
+    checkpoint: Option<Checkpoint>,
+    results: Vec<Option<UnitResult>>,
+    torn: bool,
+    stop: &'a AtomicBool,
+    on_done: Option<OnDone<'a>>,
+}
+
+impl<'a> Session<'a> {
+    /// A session over `scope` of `plan`, stopped (between units) when `stop` is raised.
+    pub fn new(plan: UnitPlan, scope: Scope, stop: &'a AtomicBool) -> Session<'a> {
+        let units = match scope {
+            Scope::All => plan.units().to_vec(),
+            Scope::Shard(s) => shard::units_of(&plan, s),
+        };
+        let results = vec![None; plan.len()];
+        Session {
+            plan,
+            scope,
+            units,
+            checkpoint: None,
+            results,
+            torn: false,
+            stop,
+            on_done: None,
+        }
+    }
+
+    /// Opens (or creates) the checkpoint at `path`, takes its lock for the whole run and
+    /// resumes the units recorded in it.
+    ///
+    /// # Errors
+    /// As [`Checkpoint::open`]: a file that is not a checkpoint of this plan and scope, is
+    /// corrupted, is not a regular file, or is locked by another process.
+    pub fn with_checkpoint(mut self, path: &Path) -> Result<Session<'a>, FileError> {
+        let (c, rec) = Checkpoint::open(path, &self.plan, &self.scope.to_string())?;
+        self.results = rec.results;
+        self.torn = rec.torn;
+        self.checkpoint = Some(c);
+        Ok(self)
+    }
+
+    /// Sets the callback told of every unit that finishes.
+    pub fn on_done(mut self, f: impl Fn(&Unit, &UnitResult) + Sync + 'a) -> Session<'a> {
+        self.on_done = Some(Box::new(f));
+        self
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &UnitPlan {
+        &self.plan
+    }
+
+    /// The scope.
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The units of the scope, in id order.
+    pub fn units(&self) -> &[Unit] {
+        &self.units
+    }
+
+    /// The units of the scope already recorded in the checkpoint.
+    pub fn done(&self) -> Vec<Unit> {
+        self.partition().0
+    }
+
+    /// True if the checkpoint ended in a torn line, which was dropped (its unit is redone).
+    pub fn torn(&self) -> bool {
+        self.torn
+    }
+
+    /// The checkpoint's path, if the session has one.
+    pub fn checkpoint_path(&self) -> Option<&Path> {
+        self.checkpoint.as_ref().map(Checkpoint::path)
+    }
+
+    fn partition(&self) -> (Vec<Unit>, Vec<Unit>) {
+        self.units
+            .iter()
+            .partition(|u| self.results[u.id as usize].is_some())
+    }
+
+    /// Runs the units not yet done on `threads` local threads.
+    ///
+    /// # Errors
+    /// [`SessionError::Engine`] for a refused thread count, [`SessionError::Checkpoint`] if
+    /// a record could not be written.
+    pub fn run_local(mut self, threads: usize) -> Result<Run, SessionError> {
+        let start = Instant::now();
+        let (done, todo) = self.partition();
+        let resumed = self.nodes_of(&done);
+        let (plan, stop) = (self.plan.clone(), self.stop);
+        let recorder = self.recorder();
+        let summary =
+            super::local::run_units(&plan, &todo, threads, stop, |u, r| recorder.record(u, r));
+        let (results, error) = recorder.into_parts();
+        self.results = results;
+        let interrupted = summary.map_err(SessionError::Engine)?.interrupted;
+        self.finish(start, threads, resumed, interrupted, error)
+    }
+
+    /// Rank 0 of an MPI run: hands the units not yet done, largest estimated cost first, to
+    /// ranks 1.. (which run [`super::mpi::work`]); reports `world.size() - 1` workers.
+    ///
+    /// # Errors
+    /// As [`Session::run_local`].
+    #[cfg(feature = "mpi")]
+    pub fn run_mpi(
+        mut self,
+        world: &mpi::topology::SimpleCommunicator,
+    ) -> Result<Run, SessionError> {
+        use mpi::traits::Communicator;
+        let start = Instant::now();
+        let (done, todo) = self.partition();
+        let resumed = self.nodes_of(&done);
+        let mut in_todo = vec![false; self.plan.len()];
+        for u in &todo {
+            in_todo[u.id as usize] = true;
+        }
+        let order: Vec<Unit> = shard::largest_first(&self.plan)
+            .into_iter()
+            .map(|(u, _)| u)
+            .filter(|u| in_todo[u.id as usize])
+            .collect();
+        let (plan, stop) = (self.plan.clone(), self.stop);
+        let recorder = self.recorder();
+        let s = super::mpi::schedule(world, &plan, &order, stop, |u, r| recorder.record(u, r));
+        let (results, error) = recorder.into_parts();
+        self.results = results;
+        let workers = usize::try_from(world.size() - 1).unwrap_or(0);
+        self.finish(start, workers, resumed, s.interrupted, error)
+    }
+
+    fn nodes_of(&self, units: &[Unit]) -> u128 {
+        units
+            .iter()
+            .filter_map(|u| self.results[u.id as usize])
+            .map(|r| u128::from(r.nodes))
+            .sum()
+    }
+
+    /// A recorder shared by the workers, holding the results (`results` is left empty).
+    fn recorder(&mut self) -> Recorder<'_> {
+        let results = std::mem::take(&mut self.results);
+        Recorder {
+            checkpoint: self.checkpoint.as_ref(),
+            results: Mutex::new(results),
+            error: Mutex::new(None),
+            stop: self.stop,
+            on_done: self.on_done.as_deref(),
+        }
+    }
+
+    /// Syncs the checkpoint and builds the run.
+    fn finish(
+        self,
+        start: Instant,
+        threads: usize,
+        resumed_nodes: u128,
+        interrupted: bool,
+        error: Option<std::io::Error>,
+    ) -> Result<Run, SessionError> {
+        let ckpt_error = |e: std::io::Error, c: &Checkpoint| {
+            SessionError::Checkpoint(FileError::new("checkpoint", c.path(), e.to_string()))
+        };
+        if let Some(c) = &self.checkpoint {
+            if let Some(e) = error {
+                return Err(ckpt_error(e, c));
+            }
+            c.sync().map_err(|e| ckpt_error(e, c))?;
+        }
+        Ok(Run {
+            interrupted,
+            seconds: start.elapsed().as_secs_f64(),
+            threads,
+            resumed_nodes,
+            plan: self.plan,
+            scope: self.scope,
+            units: self.units,
+            results: self.results,
+            checkpoint: self.checkpoint,
+        })
+    }
+}
+
+/// Where finished units go during a run: the checkpoint, the results, the callback.
+struct Recorder<'s> {
+    checkpoint: Option<&'s Checkpoint>,
+    results: Mutex<Vec<Option<UnitResult>>>,
+    error: Mutex<Option<std::io::Error>>,
+    stop: &'s AtomicBool,
+    on_done: Option<&'s DoneFn<'s>>,
+}
+
+impl Recorder<'_> {
+    fn record(&self, u: &Unit, r: &UnitResult) {
+        if let Some(c) = self.checkpoint {
+            if let Err(e) = c.record(u.id, r) {
+                // Stop rather than compute results that cannot be kept.
+                self.error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+        self.results.lock().unwrap_or_else(|p| p.into_inner())[u.id as usize] = Some(*r);
+        if let Some(f) = self.on_done {
+            f(u, r);
+        }
+    }
+
+    fn into_parts(self) -> (Vec<Option<UnitResult>>, Option<std::io::Error>) {
+        (
+            self.results.into_inner().unwrap_or_else(|p| p.into_inner()),
+            self.error.into_inner().unwrap_or_else(|p| p.into_inner()),
+        )
+    }
+}
+
+/// What a session's run produced. Holds the checkpoint (and its lock) until dropped.
+pub struct Run {
+    /// The plan.
+    pub plan: UnitPlan,
+    /// The scope that was run.
+    pub scope: Scope,
+    /// The units of the scope, in id order.
+    pub units: Vec<Unit>,
+    /// Result per unit id, for the units that finished (in this run or an earlier one).
+    pub results: Vec<Option<UnitResult>>,
+    /// True if a signal stopped the run before every unit of the scope finished.
+    pub interrupted: bool,
+    /// Wall time of this run, seconds.
+    pub seconds: f64,
+    /// Worker threads (local) or worker ranks (MPI) that computed.
+    pub threads: usize,
+    /// Nodes of the units taken from the checkpoint (computed by an earlier run).
+    pub resumed_nodes: u128,
+    checkpoint: Option<Checkpoint>,
+}
+
+impl Run {
+    /// How many units of the scope have a result.
+    pub fn done(&self) -> usize {
+        self.units
+            .iter()
+            .filter(|u| self.results[u.id as usize].is_some())
+            .count()
+    }
+
+    /// The checkpoint's path, if the run had one.
+    pub fn checkpoint_path(&self) -> Option<&Path> {
+        self.checkpoint.as_ref().map(Checkpoint::path)
+    }
+
+    /// The results of the scope's units, in id order.
+    ///
+    /// # Panics
+    /// If the run was interrupted (some unit has no result).
+    pub fn scope_results(&self) -> Vec<(u32, UnitResult)> {
+        self.units
+            .iter()
+            .map(|u| {
+                let r = self.results[u.id as usize];
+                (u.id, r.expect("every unit of a finished run has a result"))
+            })
+            .collect()
+    }
+
+    /// The counts of a finished run of the whole plan.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] if Burnside's identities fail.
+    ///
+    /// # Panics
+    /// If the run was interrupted.
+    pub fn counts(&self) -> Result<Counts, Error> {
+        let mut t = Tally::default();
+        for (id, r) in self.scope_results() {
+            t.add(&self.plan.units()[id as usize].kind, &r);
+        }
+        t.finish(&self.plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_run_counts_the_plan() {
+        let never = AtomicBool::new(false);
+        let run = Session::new(UnitPlan::new(10), Scope::All, &never)
+            .run_local(2)
+            .unwrap();
+        assert!(!run.interrupted);
+        assert_eq!(run.counts().unwrap().total, 724);
+    }
+
+    #[test]
+    fn shards_cover_the_plan_once() {
+        let never = AtomicBool::new(false);
+        let mut ids = Vec::new();
+        for index in 0..3 {
+            let scope = Scope::Shard(ShardSpec { index, count: 3 });
+            let run = Session::new(UnitPlan::new(9), scope, &never)
+                .run_local(1)
+                .unwrap();
+            ids.extend(run.scope_results().into_iter().map(|(id, _)| id));
+        }
+        ids.sort_unstable();
+        assert_eq!(ids, (0..UnitPlan::new(9).len() as u32).collect::<Vec<_>>());
+    }
+}
