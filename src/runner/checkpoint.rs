@@ -179,56 +179,206 @@ fn parse_records<'a>(
     for (i, line) in lines.enumerate() {
         let at = |reason: String| FileError::at(KIND, path, i + 2, reason);
         let (id, r) = parse_record(line, plan).map_err(at)?;
-        if results[id as usize].replace(r).is_some() {
-            return Err(at(format!("unit {id} is recorded twice")));
+        match results[id as usize].replace(r) {
+            // Two runs that both finished a unit wrote the same line: keep one.
+            Some(old) if old == r && format!("{line}\n") == record_line(id, &r) => {}
+            Some(_) => {
+                return Err(at(format!(
+                    "unit {id} is recorded twice, with different lines"
+                )))
+            }
+            None => {}
         }
     }
     Ok(results)
 }
 
+/// Longest header line read before deciding whether a file is a checkpoint.
+const HEADER_MAX: usize = 1024;
+
+/// Longest record line: id (10 digits), solutions and nodes (20 each), residues, digest.
+const RECORD_MAX: usize = 80;
+
+/// The most bytes a checkpoint of `plan` can hold: the header and two records per unit (a
+/// unit may be recorded twice, byte-identically, by older versions running side by side).
+fn size_bound(plan: &UnitPlan) -> u64 {
+    (HEADER_MAX + 2 * RECORD_MAX * plan.len()) as u64
+}
+
+/// Refuses anything that is not a regular file (a FIFO would block the read, a device could
+/// be endless), without opening it.
+fn check_regular(path: &Path) -> Result<bool, FileError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(true),
+        Ok(m) => Err(FileError::new(
+            KIND,
+            path,
+            format!(
+                "is {}, not a regular file; a checkpoint must be a regular file",
+                file_kind(&m.file_type())
+            ),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(FileError::new(KIND, path, e.to_string())),
+    }
+}
+
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a whole checkpoint, at most `limit` bytes, refusing a file whose first bytes are
+/// not a checkpoint header before reading further. `Ok(None)` for an empty file or one torn
+/// inside its header (`header` is the header this run would write).
+fn read_bounded(
+    path: &Path,
+    file: &mut File,
+    header: Option<&str>,
+    limit: impl FnOnce(&str) -> Result<u64, FileError>,
+) -> Result<Option<Vec<u8>>, FileError> {
+    let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
+    let mut bytes = Vec::new();
+    Read::by_ref(file)
+        .take(HEADER_MAX as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
+        if header.is_some_and(|h| h.as_bytes().starts_with(&bytes)) {
+            return Ok(None);
+        }
+        let what = if bytes.len() >= HEADER_MAX {
+            format!("its first {HEADER_MAX} bytes hold no line")
+        } else {
+            "it holds no whole line".to_string()
+        };
+        return Err(FileError::at(
+            KIND,
+            path,
+            1,
+            format!("not an nqueens checkpoint ({what} starting with '{MAGIC} '); left untouched"),
+        ));
+    };
+    let first = std::str::from_utf8(&bytes[..end]).ok().filter(|l| l.starts_with(MAGIC));
+    let Some(first) = first else {
+        return Err(FileError::at(
+            KIND,
+            path,
+            1,
+            format!("not an nqueens checkpoint (expected a first line starting with '{MAGIC}'); left untouched"),
+        ));
+    };
+    let limit = limit(first)?;
+    Read::by_ref(file)
+        .take(limit.saturating_sub(bytes.len() as u64) + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(FileError::new(
+            KIND,
+            path,
+            format!("is larger than any checkpoint of this plan can be ({limit} bytes); left untouched"),
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// The whole lines of `bytes` (up to the last newline) as text, and whether a torn line
+/// followed them. Cut on raw bytes: a torn line may hold any bytes.
+fn whole_lines<'b>(path: &Path, bytes: &'b [u8]) -> Result<(&'b str, bool), FileError> {
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    match std::str::from_utf8(&bytes[..whole]) {
+        Ok(text) => Ok((text, whole < bytes.len())),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(FileError::at(
+                KIND,
+                path,
+                line,
+                format!("byte 0x{:02x} is not text (UTF-8): the file is corrupted", bytes[at]),
+            ))
+        }
+    }
+}
+
 impl Checkpoint {
     /// Opens (or creates) the checkpoint at `path` for `plan` and `scope` (`"all"` or
-    /// `"shard K/M"`), returning the results already recorded.
+    /// `"shard K/M"`), takes its advisory lock (held until the checkpoint is dropped) and
+    /// returns the results already recorded.
+    ///
+    /// A file that is not a checkpoint (its first bytes are not a checkpoint header), is not
+    /// a regular file, or is larger than a checkpoint of this plan can be, is refused and
+    /// left untouched; so is a file locked by another process.
     ///
     /// # Errors
     /// A [`FileError`] naming the file (and line) if it cannot be read or written, belongs to
-    /// another n, plan or scope, or has a corrupted or duplicated record.
+    /// another n, plan or scope, or has a corrupted or conflicting record, or as above.
     pub fn open(
         path: &Path,
         plan: &UnitPlan,
         scope: &str,
     ) -> Result<(Checkpoint, Recorded), FileError> {
         let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
+        check_regular(path)?;
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)
             .map_err(io)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
-        let text = String::from_utf8_lossy(&bytes);
+        // The path may have been swapped for something else between the check and the open.
+        if !file.metadata().map_err(io)?.is_file() {
+            check_regular(path)?;
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(FileError::new(
+                    KIND,
+                    path,
+                    "another nqueens process is using it (it holds the file's lock); wait for that run to end or give another file",
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+        let head = header(plan, scope);
+        let bound = size_bound(plan);
+        let bytes = read_bounded(path, &mut file, Some(&head), |_| Ok(bound))?;
         let mut rec = Recorded {
             results: vec![None; plan.len()],
             torn: false,
         };
-        // Only newline-terminated lines count; the rest is a torn write.
-        let whole = text.rfind('\n').map_or(0, |i| i + 1);
-        rec.torn = whole < text.len();
-        let mut lines = text[..whole].lines();
-        match lines.next() {
+        match bytes {
             None => {
                 // New file, or one torn inside its header: start it (again).
                 file.set_len(0).map_err(io)?;
-                file.write_all(header(plan, scope).as_bytes()).map_err(io)?;
+                file.write_all(head.as_bytes()).map_err(io)?;
                 file.sync_all().map_err(io)?;
-                rec.torn = false;
             }
-            Some(first) => {
-                check_header(path, first, plan, scope)?;
+            Some(bytes) => {
+                let (text, torn) = whole_lines(path, &bytes)?;
+                let mut lines = text.lines();
+                check_header(path, lines.next().unwrap_or(""), plan, scope)?;
                 rec.results = parse_records(path, lines, plan)?;
-                if rec.torn {
-                    file.set_len(whole as u64).map_err(io)?;
+                rec.torn = torn;
+                if torn {
+                    file.set_len(text.len() as u64).map_err(io)?;
                     file.sync_all().map_err(io)?;
                 }
             }
@@ -283,29 +433,38 @@ impl Checkpoint {
 /// # Errors
 /// As [`Checkpoint::open`].
 pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
-    let mut text = String::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| FileError::new(KIND, path, e.to_string()))?;
+    let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
+    if !check_regular(path)? {
+        return Err(io(std::io::ErrorKind::NotFound.into()));
+    }
+    let mut file = File::open(path).map_err(io)?;
+    let mut plan = None;
+    let bytes = read_bounded(path, &mut file, None, |first| {
+        let n = first
+            .split(' ')
+            .find_map(|w| w.strip_prefix("n="))
+            .and_then(|v| crate::check_n(v.parse().ok()?).ok())
+            .ok_or_else(|| FileError::at(KIND, path, 1, "no valid n= in the header"))?;
+        let p = UnitPlan::new(n);
+        let bound = size_bound(&p);
+        plan = Some(p);
+        Ok(bound)
+    })?;
+    let (Some(bytes), Some(plan)) = (bytes, plan) else {
+        return Err(FileError::at(KIND, path, 1, "the file is empty: no header"));
+    };
+    let (text, torn) = whole_lines(path, &bytes)?;
     let first = text.lines().next().unwrap_or("");
-    let n = first
-        .split(' ')
-        .find_map(|w| w.strip_prefix("n="))
-        .and_then(|v| crate::check_n(v.parse().ok()?).ok())
-        .ok_or_else(|| FileError::at(KIND, path, 1, "no valid n= in the header"))?;
-    let plan = UnitPlan::new(n);
     let scope = first
         .split(' ')
         .find_map(|w| w.strip_prefix("scope="))
         .unwrap_or("all")
         .replace('_', " ");
     check_header(path, first, &plan, &scope)?;
-    let mut rec = Recorded {
-        results: vec![None; plan.len()],
-        torn: !text.ends_with('\n'),
+    let rec = Recorded {
+        results: parse_records(path, text.lines().skip(1), &plan)?,
+        torn,
     };
-    let whole = text.rfind('\n').map_or(0, |i| i + 1);
-    rec.results = parse_records(path, text[..whole].lines().skip(1), &plan)?;
     Ok((plan, rec))
 }
 
@@ -375,6 +534,7 @@ mod tests {
             },
         )
         .unwrap();
+        drop(c); // releases the lock
         assert_eq!(Checkpoint::open(&p, &plan, "all").unwrap().1.count(), 2);
         std::fs::remove_file(p).unwrap();
     }
@@ -426,9 +586,54 @@ mod tests {
                 nodes: 30,
             },
         );
+        // The same line twice (two runs finished the unit) is kept once; a different line
+        // for the same unit is refused.
         std::fs::write(&p, format!("{good}{line}")).unwrap();
+        assert_eq!(Checkpoint::open(&p, &plan, "all").unwrap().1.count(), 1);
+        let other = record_line(
+            1,
+            &UnitResult {
+                solutions: 21,
+                nodes: 30,
+            },
+        );
+        std::fs::write(&p, format!("{good}{other}")).unwrap();
         let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
         assert!(e.contains("recorded twice"), "{e}");
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn a_second_opener_is_refused_while_the_first_holds_the_lock() {
+        let plan = UnitPlan::new(8);
+        let p = temp("lock");
+        let first = Checkpoint::open(&p, &plan, "all").unwrap();
+        let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
+        assert!(e.contains("another nqueens process") && e.contains("lock"), "{e}");
+        assert!(e.contains(&p.display().to_string()), "{e}");
+        drop(first);
+        assert!(Checkpoint::open(&p, &plan, "all").is_ok());
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn a_torn_line_with_invalid_bytes_is_cut_on_raw_bytes() {
+        let plan = UnitPlan::new(8);
+        let p = temp("rawcut");
+        drop(Checkpoint::open(&p, &plan, "all").unwrap());
+        let whole = std::fs::read(&p).unwrap();
+        let mut torn = whole.clone();
+        torn.extend_from_slice(b"3 \xff\xfe\xfd 7");
+        std::fs::write(&p, &torn).unwrap();
+        let (_, rec) = Checkpoint::open(&p, &plan, "all").unwrap();
+        assert!(rec.torn);
+        assert_eq!(std::fs::read(&p).unwrap(), whole);
+        // An invalid byte inside a whole line is refused, shown as hex.
+        let mut bad = whole.clone();
+        bad.extend_from_slice(b"1 \xff 3\n");
+        std::fs::write(&p, &bad).unwrap();
+        let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("0xff"), "{e}");
         std::fs::remove_file(p).unwrap();
     }
 
