@@ -81,7 +81,22 @@ fn one_line(msg: &str) -> String {
             first = format!("{first} {next}");
         }
     }
-    format!("{first} (see 'nqueens --help')")
+    format!("{} (see 'nqueens --help')", without_echo(&first))
+}
+
+/// Clap says "invalid value 'V' for 'ARG': REASON"; when REASON names V again (our parsers
+/// do), the value is dropped from clap's part, so a long argument appears once.
+fn without_echo(msg: &str) -> String {
+    let parts = msg
+        .strip_prefix("invalid value '")
+        .and_then(|rest| rest.split_once("' for '"))
+        .and_then(|(value, rest)| Some((value, rest.split_once("': ")?)));
+    match parts {
+        Some((value, (arg, reason))) if value.len() > 40 || reason.contains(value) => {
+            format!("invalid value for '{arg}': {reason}")
+        }
+        _ => msg.to_string(),
+    }
 }
 
 /// `e` itself if it is an I/O error: the `?` of a write. An I/O error wrapped in context

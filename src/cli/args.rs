@@ -37,18 +37,97 @@ impl fmt::Display for SizeRange {
     }
 }
 
+/// Why a whole number was refused by [`parse_in`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Not a whole number at all.
+    NotANumber,
+    /// Below the range (the value, saturated at i128::MIN).
+    Below(i128),
+    /// Above the range (the value, saturated at i128::MAX).
+    Above(i128),
+}
+
+/// The one parser of bounded whole numbers: `s` (spaces trimmed) as an integer in
+/// `lo..=hi`. Callers word the three refusals (each option keeps its own message).
+/// Digits too many for i128 count as above (or below) the range, not as "not a number".
+pub fn parse_in(s: &str, lo: i128, hi: i128) -> Result<i128, Refused> {
+    let t = s.trim();
+    let v = match t.parse::<i128>() {
+        Ok(v) => v,
+        Err(_) => {
+            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(Refused::NotANumber);
+            }
+            if t.starts_with('-') {
+                i128::MIN
+            } else {
+                i128::MAX
+            }
+        }
+    };
+    if v < lo {
+        Err(Refused::Below(v))
+    } else if v > hi {
+        Err(Refused::Above(v))
+    } else {
+        Ok(v)
+    }
+}
+
+/// An argument as echoed in an error: at most 40 characters, control characters escaped.
+pub fn shown(s: &str) -> String {
+    let mut out: String = s.chars().take(40).flat_map(char::escape_debug).collect();
+    if s.chars().count() > 40 {
+        out.push_str(&format!("... ({} characters)", s.chars().count()));
+    }
+    out
+}
+
 /// Parses one board size, 1..=64.
 pub fn parse_n(s: &str) -> Result<u32, String> {
-    let t = s.trim();
-    let v: i128 = t.parse().map_err(|_| {
-        format!("'{s}' is not a board size: expected a whole number from 1 to {MAX_N}")
-    })?;
-    if v < 1 || v > i128::from(MAX_N) {
-        return Err(format!(
+    match parse_in(s, 1, i128::from(MAX_N)) {
+        Ok(v) => Ok(v as u32),
+        Err(Refused::NotANumber) => Err(format!(
+            "'{}' is not a board size: expected a whole number from 1 to {MAX_N}",
+            shown(s)
+        )),
+        Err(Refused::Below(v) | Refused::Above(v)) => Err(format!(
             "board size {v} is out of range: n must be between 1 and {MAX_N}"
-        ));
+        )),
     }
-    Ok(v as u32)
+}
+
+/// The most workers `plan --stats --workers` simulates (each is a heap entry).
+pub const MAX_WORKERS: usize = 1 << 20;
+
+/// Parses a worker count of `plan --stats`, 1..=[`MAX_WORKERS`].
+pub fn parse_workers(s: &str) -> Result<usize, String> {
+    match parse_in(s, 1, MAX_WORKERS as i128) {
+        Ok(v) => Ok(v as usize),
+        Err(Refused::NotANumber) => Err(format!(
+            "'{}' is not a worker count: expected a whole number from 1 to {MAX_WORKERS}",
+            shown(s)
+        )),
+        Err(Refused::Below(v)) => Err(format!(
+            "--workers {v} is invalid: give worker counts of at least 1"
+        )),
+        Err(Refused::Above(v)) => Err(format!(
+            "worker count {v} is too large: simulate at most {MAX_WORKERS} workers"
+        )),
+    }
+}
+
+/// Parses a percentage, 0..=100 (decimals allowed).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "'{}' is not a percentage: expected a number from 0 to 100",
+            shown(s)
+        )),
+    }
 }
 
 impl FromStr for SizeRange {
@@ -84,20 +163,19 @@ impl FromStr for SizeRange {
 
 /// Parses a thread count, 1..=[`MAX_THREADS`] (the library's cap; see its doc).
 pub fn parse_threads(s: &str) -> Result<usize, String> {
-    let v: i128 = s.trim().parse().map_err(|_| {
-        format!("'{s}' is not a thread count: expected a whole number from 1 to {MAX_THREADS}")
-    })?;
-    if v < 1 {
-        return Err(format!(
+    match parse_in(s, 1, MAX_THREADS as i128) {
+        Ok(v) => Ok(v as usize),
+        Err(Refused::NotANumber) => Err(format!(
+            "'{}' is not a thread count: expected a whole number from 1 to {MAX_THREADS}",
+            shown(s)
+        )),
+        Err(Refused::Below(v)) => Err(format!(
             "thread count {v} is invalid: use at least 1 thread"
-        ));
-    }
-    if v > MAX_THREADS as i128 {
-        return Err(format!(
+        )),
+        Err(Refused::Above(v)) => Err(format!(
             "thread count {v} is too large: use at most {MAX_THREADS} threads"
-        ));
+        )),
     }
-    Ok(v as usize)
 }
 
 #[cfg(test)]

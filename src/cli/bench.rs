@@ -17,7 +17,7 @@ use clap::Args;
 pub mod machine;
 pub mod report;
 
-use super::args::parse_threads;
+use super::args::{parse_in, parse_threads, shown, Refused};
 use super::default_threads;
 use super::report::{timed_count, KnownCheck};
 use super::Outcome;
@@ -95,17 +95,23 @@ impl FromStr for ThreadCounts {
 
 /// Parses `--runs`: at least 1.
 fn parse_runs(s: &str) -> Result<usize, String> {
-    let v: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a run count: expected a whole number of at least 1"))?;
-    if v == 0 {
-        return Err(
-            "run count 0 is invalid: use at least 1 run (3 or more to trust the spread)".into(),
-        );
+    match parse_in(s, 1, MAX_RUNS as i128) {
+        Ok(v) => Ok(v as usize),
+        Err(Refused::Below(0)) => {
+            Err("run count 0 is invalid: use at least 1 run (3 or more to trust the spread)".into())
+        }
+        Err(Refused::NotANumber | Refused::Below(_)) => Err(format!(
+            "'{}' is not a run count: expected a whole number of at least 1",
+            shown(s)
+        )),
+        Err(Refused::Above(v)) => Err(format!(
+            "run count {v} is too large: use at most {MAX_RUNS} runs"
+        )),
     }
-    Ok(v)
 }
+
+/// The most timed runs `bench --runs` accepts (each run is a count; the times are kept).
+pub const MAX_RUNS: usize = 10_000;
 
 /// Arguments of `bench`.
 #[derive(Args, Debug)]

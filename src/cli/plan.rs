@@ -9,11 +9,11 @@ use anyhow::bail;
 use clap::Args;
 use serde::Serialize;
 
-use super::args::parse_n;
+use super::args::{parse_n, parse_workers};
 use super::format::grouped;
 use super::Outcome;
 use nqueens::engine::cost;
-use nqueens::engine::plan::PLAN_VERSION;
+use nqueens::engine::plan::{Sum, PLAN_VERSION};
 use nqueens::runner::{checkpoint, shard};
 use nqueens::{UnitKind, UnitPlan};
 
@@ -34,7 +34,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "CHECKPOINT", requires = "stats")]
     pub costs: Option<PathBuf>,
     /// With --stats: worker counts to estimate the makespan for. Default: 64,1024.
-    #[arg(long, value_delimiter = ',', default_value = "64,1024")]
+    #[arg(long, value_delimiter = ',', default_value = "64,1024", value_parser = parse_workers)]
     pub workers: Vec<usize>,
 }
 
@@ -113,24 +113,21 @@ struct Stats {
 }
 
 fn unit_row(n: u32, u: &nqueens::Unit) -> UnitRow {
-    let (kind, queens, weight, feeds) = match u.kind {
-        UnitKind::Border { weight, .. } => {
-            let q = u
-                .preplaced(n as usize)
-                .into_iter()
-                .map(|(r, c)| (r as u8, c as u8))
-                .collect();
-            ("border", q, weight, "total")
-        }
-        UnitKind::Fixed180 { col } => ("fixed180", vec![(0, col)], 1, "F180"),
-        UnitKind::Fixed90 => ("fixed90", vec![], 1, "F90"),
+    let queens = match u.kind {
+        // The F180 unit fixes its row-0 queen; listed, though the search places it itself.
+        UnitKind::Fixed180 { col } => vec![(0, col)],
+        _ => u
+            .preplaced(n as usize)
+            .into_iter()
+            .map(|(r, c)| (r as u8, c as u8))
+            .collect(),
     };
     UnitRow {
         id: u.id,
-        kind,
+        kind: u.kind.name(),
         queens,
-        weight,
-        feeds,
+        weight: u.kind.weight(),
+        feeds: u.kind.feeds().name(),
         cost: cost::estimate(n, u),
     }
 }
@@ -195,7 +192,7 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
     let border_units = plan
         .units()
         .iter()
-        .filter(|u| matches!(u.kind, UnitKind::Border { .. }))
+        .filter(|u| u.kind.feeds() == Sum::Total)
         .count();
     Ok(Stats {
         n: plan.n(),
@@ -220,9 +217,6 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
 
 /// Runs `plan`.
 pub fn run(a: &PlanArgs) -> Outcome {
-    if a.workers.contains(&0) {
-        bail!("--workers 0 is invalid: give worker counts of at least 1");
-    }
     let plan = UnitPlan::new(a.n);
     let mut out = std::io::stdout().lock();
     if a.stats {

@@ -247,7 +247,7 @@ pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>>
                 lane.step();
             }
             rounds = rounds.wrapping_add(1);
-            if rounds % (1 << 22) == 0 && stop.load(Ordering::Relaxed) {
+            if rounds.is_multiple_of(1 << 22) && stop.load(Ordering::Relaxed) {
                 return None;
             }
             if lanes.iter().any(|l| l.top == 0) {

@@ -274,7 +274,9 @@ fn read_bounded(
             format!("not an nqueens checkpoint ({what} starting with '{MAGIC} '); left untouched"),
         ));
     };
-    let first = std::str::from_utf8(&bytes[..end]).ok().filter(|l| l.starts_with(MAGIC));
+    let first = std::str::from_utf8(&bytes[..end])
+        .ok()
+        .filter(|l| l.starts_with(MAGIC));
     let Some(first) = first else {
         return Err(FileError::at(
             KIND,
@@ -292,7 +294,9 @@ fn read_bounded(
         return Err(FileError::new(
             KIND,
             path,
-            format!("is larger than any checkpoint of this plan can be ({limit} bytes); left untouched"),
+            format!(
+                "is larger than any checkpoint of this plan can be ({limit} bytes); left untouched"
+            ),
         ));
     }
     Ok(Some(bytes))
@@ -311,7 +315,10 @@ fn whole_lines<'b>(path: &Path, bytes: &'b [u8]) -> Result<(&'b str, bool), File
                 KIND,
                 path,
                 line,
-                format!("byte 0x{:02x} is not text (UTF-8): the file is corrupted", bytes[at]),
+                format!(
+                    "byte 0x{:02x} is not text (UTF-8): the file is corrupted",
+                    bytes[at]
+                ),
             ))
         }
     }
@@ -609,7 +616,10 @@ mod tests {
         let p = temp("lock");
         let first = Checkpoint::open(&p, &plan, "all").unwrap();
         let e = Checkpoint::open(&p, &plan, "all").unwrap_err().to_string();
-        assert!(e.contains("another nqueens process") && e.contains("lock"), "{e}");
+        assert!(
+            e.contains("another nqueens process") && e.contains("lock"),
+            "{e}"
+        );
         assert!(e.contains(&p.display().to_string()), "{e}");
         drop(first);
         assert!(Checkpoint::open(&p, &plan, "all").is_ok());

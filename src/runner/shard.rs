@@ -18,6 +18,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -161,14 +162,43 @@ pub struct ShardFile {
     pub threads: usize,
     /// Per-unit results, by id.
     pub units: Vec<UnitEntry>,
-    /// FNV-1a digest (hex) of n, plan id, shard and every unit's id and counts.
+    /// FNV-1a digest (hex) of every other field (format 2; format 1 left out seconds,
+    /// threads and the check values).
     pub digest: String,
 }
 
-fn digest(n: u32, plan_id: &str, index: u32, count: u32, units: &[UnitEntry]) -> String {
-    let mut text = format!("{n} {plan_id} {index}/{count}");
-    for u in units {
-        text.push_str(&format!(" {}:{}:{}", u.id, u.solutions, u.nodes));
+/// Version of the shard file format: 2 has the digest over every field.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The largest shard file read: 4 KiB plus 200 bytes per unit a plan of n = 64 could have
+/// (units grow like n^5; n^5/4 bounds them: 27,860 <= 262,144 for n = 16). In practice the
+/// bound of the file's own n applies, see [`ShardFile::read`].
+pub fn size_bound(n: u32) -> u64 {
+    let n = u64::from(n);
+    4096 + 200 * (n.pow(5) / 4 + n + 1)
+}
+
+/// The digest of a shard file: every field but the digest itself, in a fixed text form.
+fn digest(f: &ShardFile) -> String {
+    let mut text = format!(
+        "{} {} {} {} {} {} {} {}/{} {:?} {}",
+        f.format,
+        f.format_version,
+        f.program,
+        f.n,
+        f.plan_id,
+        f.plan_version,
+        f.plan_units,
+        f.shard_index,
+        f.shard_count,
+        f.seconds.to_bits(),
+        f.threads
+    );
+    for u in &f.units {
+        text.push_str(&format!(
+            " {}:{}:{}:{}",
+            u.id, u.solutions, u.nodes, u.check
+        ));
     }
     format!("{:016x}", fnv1a64(text.as_bytes()))
 }
@@ -191,9 +221,9 @@ impl ShardFile {
                 check: check_value(&r),
             })
             .collect();
-        ShardFile {
+        let mut f = ShardFile {
             format: "nqueens-shard".into(),
-            format_version: 1,
+            format_version: FORMAT_VERSION,
             program: env!("CARGO_PKG_VERSION").into(),
             n: plan.n(),
             plan_id: plan.id_hex(),
@@ -203,30 +233,49 @@ impl ShardFile {
             shard_count: spec.count,
             seconds,
             threads,
-            digest: digest(plan.n(), &plan.id_hex(), spec.index, spec.count, &units),
+            digest: String::new(),
             units,
-        }
+        };
+        f.digest = digest(&f);
+        f
     }
 
-    /// Reads and checks one shard file on its own: format, digest and check values.
+    /// Reads and checks one shard file on its own: format, digest, check values and the
+    /// ranges of seconds and threads. The file may be a pipe (`merge <(ssh host cat s.json)`);
+    /// it is read with a size bound: the first 64 KiB must name n, and the whole file may not
+    /// exceed [`size_bound`] of that n.
     ///
     /// # Errors
     /// A [`FileError`] naming the file.
     pub fn read(path: &Path) -> Result<ShardFile, FileError> {
         let err = |r: String| FileError::new("shard", path, r);
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+        let text = read_bounded(file).map_err(err)?;
         let f: ShardFile =
             serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;
-        if f.format != "nqueens-shard" || f.format_version != 1 {
+        if f.format != "nqueens-shard" || f.format_version != FORMAT_VERSION {
             return Err(err(format!(
-                "unsupported format '{}' version {}",
+                "unsupported format '{}' version {} (this program reads version {FORMAT_VERSION}; version 1 came from nqueens before 0.1.1: recompute that shard)",
                 f.format, f.format_version
             )));
         }
-        if f.digest != digest(f.n, &f.plan_id, f.shard_index, f.shard_count, &f.units) {
+        if f.digest != digest(&f) {
             return Err(err(
                 "digest mismatch: the file was edited or corrupted".into()
             ));
+        }
+        if !f.seconds.is_finite() || f.seconds < 0.0 || f.seconds > 1e12 {
+            return Err(err(format!(
+                "seconds {} is out of range: expected a finite time from 0 to 1e12",
+                f.seconds
+            )));
+        }
+        if f.threads == 0 || f.threads > crate::MAX_THREADS {
+            return Err(err(format!(
+                "threads {} is out of range: expected 1 to {}",
+                f.threads,
+                crate::MAX_THREADS
+            )));
         }
         for u in &f.units {
             let r = UnitResult {
@@ -241,6 +290,69 @@ impl ShardFile {
             }
         }
         Ok(f)
+    }
+}
+
+/// Reads a shard file's text with the bound of [`ShardFile::read`].
+fn read_bounded(mut file: impl Read) -> Result<String, String> {
+    const HEAD: u64 = 64 * 1024;
+    let mut bytes = Vec::new();
+    let io = |e: std::io::Error| e.to_string();
+    file.by_ref()
+        .take(HEAD)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let head = String::from_utf8_lossy(&bytes);
+    // `"n": 16` in the pretty JSON that `count --out` writes (or `"n":16`).
+    let n = head
+        .split("\"n\"")
+        .nth(1)
+        .and_then(|rest| {
+            let digits: String = rest
+                .trim_start_matches([' ', ':', '\n', '\t', '\r'])
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<u32>().ok()
+        })
+        .filter(|n| (1..=crate::MAX_N).contains(n));
+    let Some(n) = n else {
+        if bytes.len() as u64 >= HEAD {
+            return Err(format!(
+                "not a shard file: its first {HEAD} bytes name no board size n"
+            ));
+        }
+        // Small: let the JSON parser say what is wrong.
+        return String::from_utf8(bytes)
+            .map_err(|_| "not a valid shard file: not UTF-8 text".into());
+    };
+    let limit = size_bound(n);
+    file.take(limit + 1 - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "larger than any shard of n = {n} can be ({limit} bytes); refused without reading on"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "not a valid shard file: not UTF-8 text".into())
+}
+
+impl ShardFile {
+    /// The results of this file's units, for rechecking.
+    pub fn results(&self) -> Vec<(u32, UnitResult)> {
+        self.units
+            .iter()
+            .map(|u| {
+                (
+                    u.id,
+                    UnitResult {
+                        solutions: u.solutions,
+                        nodes: u.nodes,
+                    },
+                )
+            })
+            .collect()
     }
 }
 
@@ -323,6 +435,78 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(UnitPlan, Tally), String>
         ));
     }
     Ok((plan, tally))
+}
+
+/// The units `merge --recheck` recomputes: from each file, `percent` % of its units (at least
+/// one, if it has any), chosen by a pseudo-random generator seeded with `seed` (SplitMix64),
+/// so a recheck can be repeated exactly.
+pub fn recheck_sample(files: &[(String, ShardFile)], percent: f64, seed: u64) -> Vec<(usize, u32)> {
+    let mut state = seed;
+    let mut next = move || {
+        // SplitMix64 (Steele, Lea, Flood 2014).
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut picked = Vec::new();
+    for (i, (_, f)) in files.iter().enumerate() {
+        let len = f.units.len();
+        if len == 0 {
+            continue;
+        }
+        let want = ((len as f64 * percent / 100.0).ceil() as usize).clamp(1, len);
+        // A partial Fisher-Yates shuffle of the positions.
+        let mut pos: Vec<usize> = (0..len).collect();
+        for k in 0..want {
+            let j = k + (next() % (len - k) as u64) as usize;
+            pos.swap(k, j);
+            picked.push((i, f.units[pos[k]].id));
+        }
+    }
+    picked
+}
+
+/// Recomputes the `sample` units (file index, unit id) of `plan` on `threads` threads and
+/// compares them with the files. Returns how many units were rechecked.
+///
+/// # Errors
+/// One line naming the first file and unit whose recomputed result differs, or the
+/// thread-pool error.
+pub fn recheck(
+    plan: &UnitPlan,
+    files: &[(String, ShardFile)],
+    sample: &[(usize, u32)],
+    threads: usize,
+) -> Result<usize, String> {
+    let units: Vec<Unit> = sample
+        .iter()
+        .map(|&(_, id)| plan.units()[id as usize])
+        .collect();
+    let found = std::sync::Mutex::new(vec![None; plan.len()]);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    super::local::run_units(plan, &units, threads, &never, |u, r| {
+        found.lock().unwrap_or_else(|p| p.into_inner())[u.id as usize] = Some(*r);
+    })
+    .map_err(|e| e.to_string())?;
+    let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    for &(i, id) in sample {
+        let (name, f) = &files[i];
+        let claimed = f
+            .units
+            .iter()
+            .find(|u| u.id == id)
+            .expect("sampled from the file");
+        let real = found[id as usize].expect("every sampled unit ran");
+        if (real.solutions, real.nodes) != (claimed.solutions, claimed.nodes) {
+            return Err(format!(
+                "shard {name}: unit {id} recomputes to {} solutions and {} nodes, the file says {} and {}: refusing the merge (forged or corrupted result)",
+                real.solutions, real.nodes, claimed.solutions, claimed.nodes
+            ));
+        }
+    }
+    Ok(sample.len())
 }
 
 #[cfg(test)]

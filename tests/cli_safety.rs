@@ -1,0 +1,505 @@
+//! Files that are never destroyed, runs that never hang, merges that do not trust blindly:
+//! one test per fault of issue 8, each in its own scratch directory (FIFOs and links are made
+//! there; no test writes to a system path).
+
+mod common;
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{symlink, FileTypeExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::nqueens;
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("nqueens-safety-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn entries(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn mkfifo(p: &Path) {
+    let ok = Command::new("mkfifo").arg(p).status().unwrap().success();
+    assert!(ok, "mkfifo {}", p.display());
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs nqueens with `args` and a deadline: a run that hangs is killed and fails the test.
+fn run_within(args: &[&str], secs: u64) -> Output {
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(secs) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{args:?} hung for {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Asserts exit code 2 with one line on stderr containing every `want`.
+fn assert_refused(o: &Output, want: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(want.iter().all(|w| e.contains(w)), "{e} lacks {want:?}");
+}
+
+fn shard_to(path: &Path) -> Output {
+    nqueens()
+        .args(["count", "10", "--shard", "0/1", "--out"])
+        .arg(path)
+        .output()
+        .unwrap()
+}
+
+// 1. --out never replaces what is not a regular file.
+
+#[test]
+fn out_to_a_fifo_feeds_its_reader_and_keeps_the_fifo() {
+    let d = scratch("fifo");
+    let p = d.join("p");
+    mkfifo(&p);
+    let reader = {
+        let p = p.clone();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            fs::File::open(p).unwrap().read_to_string(&mut s).unwrap();
+            s
+        })
+    };
+    let o = run_within(
+        &[
+            "count",
+            "10",
+            "--shard",
+            "0/1",
+            "--out",
+            p.to_str().unwrap(),
+        ],
+        60,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = reader.join().unwrap();
+    assert!(got.contains("\"nqueens-shard\""), "{got}");
+    assert!(fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
+    assert_eq!(entries(&d), ["p"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn out_to_a_symlink_replaces_its_target_and_keeps_the_link() {
+    let d = scratch("link");
+    fs::write(d.join("target.json"), "old").unwrap();
+    symlink("target.json", d.join("link.json")).unwrap();
+    symlink("made.json", d.join("dangling.json")).unwrap();
+    assert!(shard_to(&d.join("link.json")).status.success());
+    assert!(shard_to(&d.join("dangling.json")).status.success());
+    for l in ["link.json", "dangling.json"] {
+        assert!(fs::symlink_metadata(d.join(l))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    for t in ["target.json", "made.json"] {
+        let text = fs::read_to_string(d.join(t)).unwrap();
+        assert!(text.contains("\"nqueens-shard\""), "{t}: {text}");
+    }
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn out_dash_writes_the_shard_json_to_stdout() {
+    let o = nqueens()
+        .args(["count", "10", "--shard", "0/2", "--out", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "nqueens-shard");
+    assert!(stderr(&o).contains("written to standard output"));
+    assert!(!Path::new("-").exists());
+}
+
+/// A character device node made in `d` with mknod (1, minor): `full` (7) or `zero` (5).
+/// None when mknod is not permitted (not root): the test then has nothing to check.
+fn char_device(d: &Path, name: &str, minor: u32) -> Option<PathBuf> {
+    let p = d.join(name);
+    let ok = Command::new("mknod")
+        .arg(&p)
+        .args(["c", "1", &minor.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(p)
+}
+
+#[test]
+fn out_to_a_full_character_device_fails_with_exit_2_and_keeps_the_node() {
+    let d = scratch("chardev");
+    let Some(full) = char_device(&d, "full", 7) else {
+        return;
+    };
+    let o = shard_to(&full);
+    assert_refused(&o, &["cannot write shard file", "full"]);
+    assert!(fs::metadata(&full).unwrap().file_type().is_char_device());
+    assert_eq!(entries(&d), ["full"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+// 2. No temporary file is left behind.
+
+#[test]
+fn failed_out_writes_leave_no_temporary_file() {
+    let d = scratch("tmp");
+    fs::create_dir(d.join("adir")).unwrap();
+    assert_refused(
+        &shard_to(&d.join("adir")),
+        &["cannot write shard file", "adir"],
+    );
+    assert_refused(&shard_to(&d.join("no").join("such")), &["cannot write"]);
+    assert_eq!(entries(&d), ["adir"]);
+    assert!(entries(&d.join("adir")).is_empty());
+    fs::remove_dir_all(d).unwrap();
+}
+
+// 3. and 4. --checkpoint refuses what is not a checkpoint, untouched, without hanging.
+
+#[test]
+fn checkpoint_refuses_notes_without_a_newline_and_keeps_them() {
+    let d = scratch("notes");
+    let p = d.join("notes.txt");
+    fs::write(&p, "my notes").unwrap();
+    let o = nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_refused(&o, &["notes.txt", "not an nqueens checkpoint"]);
+    assert_eq!(fs::read_to_string(&p).unwrap(), "my notes");
+    let binary: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    fs::write(&p, &binary).unwrap();
+    let o = nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_refused(&o, &["not an nqueens checkpoint"]);
+    assert_eq!(fs::read(&p).unwrap(), binary);
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn checkpoint_refuses_a_fifo_at_once() {
+    let d = scratch("ckfifo");
+    let p = d.join("f");
+    mkfifo(&p);
+    let o = run_within(&["count", "8", "--checkpoint", p.to_str().unwrap()], 20);
+    assert_refused(&o, &["a FIFO", "not a regular file"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn checkpoint_refuses_a_character_device_without_reading_it() {
+    let d = scratch("ckdev");
+    let Some(zero) = char_device(&d, "zero", 5) else {
+        return;
+    };
+    let o = run_within(&["count", "8", "--checkpoint", zero.to_str().unwrap()], 20);
+    assert_refused(&o, &["a character device"]);
+    assert!(fs::metadata(&zero).unwrap().file_type().is_char_device());
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn checkpoint_refuses_an_oversized_file() {
+    let d = scratch("big");
+    let p = d.join("c");
+    assert!(nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let mut text = fs::read_to_string(&p).unwrap();
+    let line = text.lines().nth(1).unwrap().to_string() + "\n";
+    text.push_str(&line.repeat(20_000));
+    fs::write(&p, &text).unwrap();
+    let o = nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_refused(&o, &["larger than any checkpoint"]);
+    assert_eq!(fs::read_to_string(&p).unwrap(), text);
+    fs::remove_dir_all(d).unwrap();
+}
+
+// 5. One process per checkpoint; an identical duplicate record is kept once.
+
+#[test]
+fn a_second_process_on_a_checkpoint_is_refused_naming_the_file() {
+    let d = scratch("lock");
+    let p = d.join("c.ckpt");
+    assert!(nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    // This test process holds the lock, as a running count would.
+    let f = fs::OpenOptions::new().read(true).open(&p).unwrap();
+    f.try_lock().unwrap();
+    let o = nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_refused(&o, &["c.ckpt", "another nqueens process"]);
+    drop(f);
+    assert!(nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&p)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_record_written_twice_by_two_runs_is_kept_once() {
+    let d = scratch("dup");
+    let p = d.join("c");
+    let ok = |p: &Path| {
+        let o = nqueens()
+            .args(["count", "9", "--checkpoint"])
+            .arg(p)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    ok(&p);
+    let text = fs::read_to_string(&p).unwrap();
+    let dup = text.lines().nth(1).unwrap().to_string() + "\n";
+    fs::write(&p, text + &dup).unwrap();
+    let o = ok(&p);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("352"));
+    fs::remove_dir_all(d).unwrap();
+}
+
+// 6. --out may not name the checkpoint.
+
+#[test]
+fn out_naming_the_checkpoint_is_refused_before_anything_runs() {
+    let d = scratch("same");
+    let c = d.join("c.ckpt");
+    symlink("c.ckpt", d.join("alias")).unwrap();
+    for out in [
+        d.join("c.ckpt"),
+        d.join(".").join("c.ckpt"),
+        d.join("alias"),
+    ] {
+        let o = nqueens()
+            .args(["count", "10", "--shard", "0/2", "--checkpoint"])
+            .arg(&c)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_refused(&o, &["names the --checkpoint file"]);
+    }
+    assert_eq!(entries(&d), ["alias"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+// 8. Huge numbers are refused when parsed.
+
+#[test]
+fn huge_worker_and_run_counts_are_refused_with_one_line() {
+    let o = run_within(&["plan", "10", "--stats", "--workers", "4294967296"], 20);
+    assert_refused(&o, &["worker count 4294967296 is too large"]);
+    let o = run_within(&["bench", "--quick", "--runs", "4294967296"], 20);
+    assert_refused(&o, &["run count 4294967296 is too large"]);
+}
+
+#[test]
+fn a_long_argument_is_echoed_once() {
+    let long = "x".repeat(10_000);
+    let o = nqueens().args(["count", &long]).output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(e.len() < 400, "{} characters: {e}", e.len());
+    assert!(e.contains("not a board size"), "{e}");
+}
+
+// 9., 10. and 11. merge checks every field, reads with a bound, and can recheck.
+
+fn shard_json(d: &Path, n: &str, spec: &str, name: &str) -> PathBuf {
+    let p = d.join(name);
+    let o = nqueens()
+        .args(["count", n, "--shard", spec, "--out"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    p
+}
+
+/// Edits a shard file's JSON and recomputes nothing (the digest must catch it).
+fn edit(p: &Path, f: impl Fn(&mut serde_json::Value)) {
+    let mut v: serde_json::Value = serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap();
+    f(&mut v);
+    fs::write(p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn merge_digest_covers_seconds_and_threads() {
+    let d = scratch("fields");
+    for (field, value) in [
+        ("seconds", serde_json::json!(-5.0)),
+        ("seconds", serde_json::json!(1e308)),
+        ("threads", serde_json::json!(u64::MAX)),
+    ] {
+        let p = shard_json(&d, "9", "0/1", "s.json");
+        edit(&p, |v| v[field] = value.clone());
+        let o = nqueens().arg("merge").arg(&p).output().unwrap();
+        assert_refused(&o, &["s.json", "digest mismatch"]);
+    }
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn merge_reads_a_pipe_and_refuses_endless_input() {
+    let d = scratch("pipe");
+    let p = shard_json(&d, "9", "0/1", "s.json");
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' merge <(cat '{}')",
+            bin.display(),
+            p.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("352"));
+    // A valid start, then far more than any shard of n = 9 can hold.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' merge <(printf '{{\"format\": \"nqueens-shard\", \"n\": 9, '; yes ' ')",
+            bin.display()
+        ))
+        .output()
+        .unwrap();
+    assert_refused(&o, &["larger than any shard of n = 9"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+/// Adds one solution to a unit that has some, recomputing its check value and the digest as
+/// a forger would (the digest is the program's own function, reached through a round trip:
+/// the forged file is rebuilt by `nqueens` itself from an edited checkpoint).
+#[test]
+fn merge_recheck_catches_a_forged_shard() {
+    let d = scratch("forge");
+    let ck = d.join("c");
+    let p = d.join("s.json");
+    let o = nqueens()
+        .args(["count", "8", "--shard", "0/1", "--checkpoint"])
+        .arg(&ck)
+        .arg("--out")
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Forge the checkpoint: every record gets its counts +1 with valid check values.
+    let text = fs::read_to_string(&ck).unwrap();
+    let mut lines = text.lines();
+    let mut forged = lines.next().unwrap().to_string() + "\n";
+    for l in lines {
+        let f: Vec<&str> = l.split(' ').collect();
+        let (s, n): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        let body = format!(
+            "{} {} {} {}/{},{}/{}",
+            f[0],
+            s,
+            n + 1,
+            s % 13,
+            s % 15,
+            (n + 1) % 13,
+            (n + 1) % 15
+        );
+        let digest = nqueens::runner::record::fnv1a64(body.as_bytes()) as u32;
+        forged.push_str(&format!("{body} {digest:08x}\n"));
+    }
+    fs::write(&ck, forged).unwrap();
+    fs::remove_file(&p).unwrap();
+    // Resuming the forged checkpoint writes a shard file with valid digests.
+    let o = nqueens()
+        .args(["count", "8", "--shard", "0/1", "--checkpoint"])
+        .arg(&ck)
+        .arg("--out")
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Without --recheck the merge passes (nodes are not in the known table) ...
+    let o = nqueens().arg("merge").arg(&p).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // ... with it, the forged unit is named.
+    let o = nqueens()
+        .args(["merge", "--recheck", "1", "--seed", "7"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_refused(
+        &o,
+        &["s.json", "unit", "recomputes to", "refusing the merge"],
+    );
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn merge_recheck_passes_honest_shards_and_says_so() {
+    let d = scratch("honest");
+    let a = shard_json(&d, "9", "0/2", "a.json");
+    let b = shard_json(&d, "9", "1/2", "b.json");
+    let o = nqueens()
+        .args(["merge", "--recheck", "10", "--seed", "1"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("all match"), "{}", stderr(&o));
+    fs::remove_dir_all(d).unwrap();
+}
