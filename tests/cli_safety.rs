@@ -69,6 +69,15 @@ fn assert_refused(o: &Output, want: &[&str]) {
     assert!(want.iter().all(|w| e.contains(w)), "{e} lacks {want:?}");
 }
 
+/// `count 8 --checkpoint p`.
+fn count_8_with(p: &Path) -> Output {
+    nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(p)
+        .output()
+        .unwrap()
+}
+
 fn shard_to(path: &Path) -> Output {
     nqueens()
         .args(["count", "10", "--shard", "0/1", "--out"])
@@ -194,20 +203,12 @@ fn checkpoint_refuses_notes_without_a_newline_and_keeps_them() {
     let d = scratch("notes");
     let p = d.join("notes.txt");
     fs::write(&p, "my notes").unwrap();
-    let o = nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap();
+    let o = count_8_with(&p);
     assert_refused(&o, &["notes.txt", "not an nqueens checkpoint"]);
     assert_eq!(fs::read_to_string(&p).unwrap(), "my notes");
     let binary: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
     fs::write(&p, &binary).unwrap();
-    let o = nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap();
+    let o = count_8_with(&p);
     assert_refused(&o, &["not an nqueens checkpoint"]);
     assert_eq!(fs::read(&p).unwrap(), binary);
     fs::remove_dir_all(d).unwrap();
@@ -239,22 +240,12 @@ fn checkpoint_refuses_a_character_device_without_reading_it() {
 fn checkpoint_refuses_an_oversized_file() {
     let d = scratch("big");
     let p = d.join("c");
-    assert!(nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap()
-        .status
-        .success());
+    assert!(count_8_with(&p).status.success());
     let mut text = fs::read_to_string(&p).unwrap();
     let line = text.lines().nth(1).unwrap().to_string() + "\n";
     text.push_str(&line.repeat(20_000));
     fs::write(&p, &text).unwrap();
-    let o = nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap();
+    let o = count_8_with(&p);
     assert_refused(&o, &["larger than any checkpoint"]);
     assert_eq!(fs::read_to_string(&p).unwrap(), text);
     fs::remove_dir_all(d).unwrap();
@@ -266,30 +257,14 @@ fn checkpoint_refuses_an_oversized_file() {
 fn a_second_process_on_a_checkpoint_is_refused_naming_the_file() {
     let d = scratch("lock");
     let p = d.join("c.ckpt");
-    assert!(nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap()
-        .status
-        .success());
+    assert!(count_8_with(&p).status.success());
     // This test process holds the lock, as a running count would.
     let f = fs::OpenOptions::new().read(true).open(&p).unwrap();
     f.try_lock().unwrap();
-    let o = nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap();
+    let o = count_8_with(&p);
     assert_refused(&o, &["c.ckpt", "another nqueens process"]);
     drop(f);
-    assert!(nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(&p)
-        .output()
-        .unwrap()
-        .status
-        .success());
+    assert!(count_8_with(&p).status.success());
     fs::remove_dir_all(d).unwrap();
 }
 

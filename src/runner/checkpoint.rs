@@ -215,28 +215,11 @@ fn check_regular(path: &Path) -> Result<bool, FileError> {
             path,
             format!(
                 "is {}, not a regular file; a checkpoint must be a regular file",
-                file_kind(&m.file_type())
+                super::outfile::file_kind(&m.file_type())
             ),
         )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(FileError::new(KIND, path, e.to_string())),
-    }
-}
-
-fn file_kind(t: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
     }
 }
 

@@ -42,7 +42,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
             format!(
                 "{} is {}, not a file to write",
                 target.display(),
-                kind_of(&m.file_type())
+                file_kind(&m.file_type())
             ),
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => replace_atomically(&target, bytes, None),
@@ -50,10 +50,14 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
-/// What a file type is, in words: "a directory", "a block device", ...
-fn kind_of(t: &fs::FileType) -> &'static str {
+/// What a file type is, in words: "a directory", "a FIFO", ...
+pub fn file_kind(t: &fs::FileType) -> &'static str {
     if t.is_dir() {
         "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
     } else if t.is_block_device() {
         "a block device"
     } else if t.is_socket() {
