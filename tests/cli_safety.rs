@@ -101,22 +101,23 @@ fn out_to_a_fifo_feeds_its_reader_and_keeps_the_fifo() {
             s
         })
     };
-    let o = run_within(
-        &[
-            "count",
-            "10",
-            "--shard",
-            "0/1",
-            "--out",
-            p.to_str().unwrap(),
-        ],
-        60,
-    );
+    // A second name for the FIFO, to release the reader if the tool never opens it.
+    fs::hard_link(&p, d.join("q")).unwrap();
+    let out = p.to_str().unwrap();
+    let o = run_within(&["count", "10", "--shard", "0/1", "--out", out], 60);
+    if !reader.is_finished() {
+        // O_NONBLOCK (Linux): opening for writing then never waits for a reader.
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(0o4000)
+            .open(d.join("q"));
+    }
     assert!(o.status.success(), "{}", stderr(&o));
     let got = reader.join().unwrap();
     assert!(got.contains("\"nqueens-shard\""), "{got}");
     assert!(fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
-    assert_eq!(entries(&d), ["p"]);
+    assert_eq!(entries(&d), ["p", "q"]);
     fs::remove_dir_all(d).unwrap();
 }
 
