@@ -7,6 +7,7 @@ pub mod counts;
 pub mod kernel;
 pub mod lanes;
 pub mod plan;
+pub mod quadrant;
 pub mod reference;
 pub mod solutions;
 pub mod symmetric;
