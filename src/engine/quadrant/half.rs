@@ -165,28 +165,35 @@ impl Half {
                 let ss = t.get(rows_s, cols ^ c);
                 read += (ns.len() + ss.len()) as u64;
                 if !ns.is_empty() && !ss.is_empty() {
-                    // The south placements in relative numbering, off the blocked diagonals.
+                    // The south placements in relative numbering, off the blocked diagonals,
+                    // with their shared diagonals (shared() is bitwise, so a pattern's
+                    // shared mask is the OR of its two quadrants').
                     let south = &mut scratch.south;
                     south.clear();
                     south.extend(ss.iter().filter_map(|&(u, d)| {
                         let (up, down) = (u64::from(u) << s0, u64::from(d));
-                        ((up & pre_up) | (down & pre_down) == 0).then_some(Partial {
-                            cols: 0,
+                        ((up & pre_up) | (down & pre_down) == 0).then(|| Partial {
+                            cols: self.shared(up, down),
                             up,
                             down,
                         })
                     }));
+                    // Branch-free: write every candidate, keep it if it fits (about one in
+                    // four does, which a branch would mispredict).
+                    let mut kept = out.len();
+                    out.resize(kept + ns.len() * south.len(), 0);
                     for &(u, d) in ns {
                         let (up, down) = (u64::from(u), u64::from(d) << s0);
                         if (up & pre_up) | (down & pre_down) != 0 {
                             continue;
                         }
+                        let shared = self.shared(up, down);
                         for b in south.iter() {
-                            if (up & b.up) | (down & b.down) == 0 {
-                                out.push(self.shared(up | b.up, down | b.down));
-                            }
+                            out[kept] = shared | b.cols;
+                            kept += usize::from((up & b.up) | (down & b.down) == 0);
                         }
                     }
+                    out.truncate(kept);
                 }
             }
             if c == 0 {

@@ -36,6 +36,12 @@ pub struct JoinStats {
     pub tested: u64,
 }
 
+/// Largest key: 2^6 buckets per side.
+const MAX_KEY_BITS: u32 = 6;
+/// East masks wanted per bucket, on average: a piece costs the same whether it holds 512
+/// masks or 1.
+const MIN_BUCKET: usize = 64 * LANES;
+
 /// Reusable buffers of the join (one per worker).
 #[derive(Debug, Default)]
 pub struct Joiner {
@@ -46,70 +52,177 @@ pub struct Joiner {
     valid: Vec<u64>,
     /// Transposed slices of the piece being built: `slices[k * LANES + b]`.
     slices: Vec<u64>,
+    /// Both lists sorted by bucket, with the start of each bucket.
+    east: Vec<u64>,
+    east_start: Vec<usize>,
+    west: Vec<(u64, u32)>,
+    west_start: Vec<usize>,
 }
 
 impl Joiner {
     /// The weighted number of disjoint (east, west) pairs; every mask uses bits `0..bits`.
+    ///
+    /// ```text
+    /// sort both lists into buckets by their key diagonals
+    /// for each east bucket u, for each piece of 512 east masks in it:
+    ///     build the piece's chunk tables
+    ///     for each west bucket v with u & v == 0, for each west mask w in it:
+    ///         pairs += weight(w) · (east masks of the piece disjoint from w)
+    /// ```
     pub fn join(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
-        let tested = (east.len() * west.len()) as u64;
         if east.len() < MIN_SLICED {
             return JoinStats {
                 pairs: join_naive(east, west),
-                tested,
+                tested: (east.len() * west.len()) as u64,
             };
         }
+        let key = key_bits(east, west, bits);
+        let buckets = 1usize << key.len();
+        let key_of = |m: u64| {
+            key.iter()
+                .enumerate()
+                .fold(0usize, |acc, (i, &k)| acc | (((m >> k) & 1) as usize) << i)
+        };
+        bucket_sort(
+            east,
+            |&e| key_of(e),
+            buckets,
+            &mut self.east,
+            &mut self.east_start,
+        );
+        bucket_sort(
+            west,
+            |w| key_of(w.0),
+            buckets,
+            &mut self.west,
+            &mut self.west_start,
+        );
+
         let chunks = bits.div_ceil(CHUNK) as usize;
-        let pieces = east.len().div_ceil(64 * LANES);
-        self.build(east, bits, chunks, pieces);
         let table_len = chunks * 32 * LANES;
-        let mut pairs = 0;
-        for p in 0..pieces {
-            let table = &self.tables[p * table_len..][..table_len];
-            let valid: &[u64; LANES] = self.valid[p * LANES..][..LANES]
-                .try_into()
-                .expect("LANES words");
-            for &(w, weight) in west {
-                pairs += u64::from(weight) * count_piece(table, valid, chunks, w);
+        let full = buckets - 1;
+        let mut stats = JoinStats::default();
+        for u in 0..buckets {
+            let (lo, hi) = (self.east_start[u], self.east_start[u + 1]);
+            for piece_start in (lo..hi).step_by(64 * LANES) {
+                let piece_end = hi.min(piece_start + 64 * LANES);
+                self.build_piece(piece_start..piece_end, bits, chunks);
+                let table = &self.tables[..table_len];
+                let valid: &[u64; LANES] = self.valid[..LANES].try_into().expect("LANES words");
+                // West buckets v with u & v == 0: the submasks of !u, downwards.
+                let free = full & !u;
+                let mut v = free;
+                loop {
+                    let ws = &self.west[self.west_start[v]..self.west_start[v + 1]];
+                    stats.tested += ((piece_end - piece_start) * ws.len()) as u64;
+                    for &(w, weight) in ws {
+                        stats.pairs += u64::from(weight) * count_piece(table, valid, chunks, w);
+                    }
+                    if v == 0 {
+                        break;
+                    }
+                    v = (v - 1) & free;
+                }
             }
         }
-        JoinStats { pairs, tested }
+        stats
     }
 
-    /// Transposes the east masks piece by piece and builds each piece's chunk tables.
-    fn build(&mut self, east: &[u64], bits: u32, chunks: usize, pieces: usize) {
+    /// Transposes the east masks `range` (at most 512) and builds their chunk tables.
+    fn build_piece(&mut self, range: std::ops::Range<usize>, bits: u32, chunks: usize) {
         let table_len = chunks * 32 * LANES;
         self.tables.clear();
-        self.tables.resize(pieces * table_len, 0);
+        self.tables.resize(table_len, 0);
         self.valid.clear();
-        self.valid.resize(pieces * LANES, 0);
-        for (p, piece) in east.chunks(64 * LANES).enumerate() {
-            // Slices: bit j of slices[k * LANES + b] = bit k of mask 64 b + j.
-            self.slices.clear();
-            self.slices.resize(chunks * CHUNK as usize * LANES, 0);
-            for (b, block) in piece.chunks(64).enumerate() {
-                let mut t = [0u64; 64];
-                t[..block.len()].copy_from_slice(block);
-                transpose64(&mut t);
-                for k in 0..bits as usize {
-                    self.slices[k * LANES + b] = t[k];
-                }
-                self.valid[p * LANES + b] = u64::MAX >> (64 - block.len());
+        self.valid.resize(LANES, 0);
+        // Slices: bit j of slices[k * LANES + b] = bit k of mask 64 b + j.
+        self.slices.clear();
+        self.slices.resize(chunks * CHUNK as usize * LANES, 0);
+        for (b, block) in self.east[range].chunks(64).enumerate() {
+            let mut t = [0u64; 64];
+            t[..block.len()].copy_from_slice(block);
+            transpose64(&mut t);
+            for (k, &slice) in t.iter().enumerate().take(bits as usize) {
+                self.slices[k * LANES + b] = slice;
             }
-            let table = &mut self.tables[p * table_len..][..table_len];
-            for c in 0..chunks {
-                let base = c * 32 * LANES;
-                for v in 1..32usize {
-                    let low = v.trailing_zeros() as usize; // the entry adds one slice
-                    let prev = (v & (v - 1)) * LANES;
-                    let k = c * CHUNK as usize + low;
-                    for b in 0..LANES {
-                        table[base + v * LANES + b] =
-                            table[base + prev + b] | self.slices[k * LANES + b];
-                    }
+            self.valid[b] = u64::MAX >> (64 - block.len());
+        }
+        let table = &mut self.tables[..table_len];
+        for c in 0..chunks {
+            let base = c * 32 * LANES;
+            for v in 1..32usize {
+                let low = v.trailing_zeros() as usize; // the entry adds one slice
+                let prev = (v & (v - 1)) * LANES;
+                let k = c * CHUNK as usize + low;
+                for b in 0..LANES {
+                    table[base + v * LANES + b] =
+                        table[base + prev + b] | self.slices[k * LANES + b];
                 }
             }
         }
     }
+}
+
+/// Sorts `items` into `out` by `key` (counting sort); `start[b]..start[b + 1]` is bucket b.
+fn bucket_sort<T: Copy>(
+    items: &[T],
+    key: impl Fn(&T) -> usize,
+    buckets: usize,
+    out: &mut Vec<T>,
+    start: &mut Vec<usize>,
+) {
+    start.clear();
+    start.resize(buckets + 1, 0);
+    for x in items {
+        start[key(x) + 1] += 1;
+    }
+    for b in 0..buckets {
+        start[b + 1] += start[b];
+    }
+    let mut next = start.clone();
+    out.clear();
+    out.extend_from_slice(items); // placeholder values, each overwritten once below
+    for x in items {
+        let b = key(x);
+        out[next[b]] = *x;
+        next[b] += 1;
+    }
+}
+
+/// Picks the key diagonals: those taken most often on both sides (a key bit prunes the
+/// pairs where both masks have it: the product of the two shares), as many as leave about
+/// MIN_BUCKET east masks per bucket. Frequencies come from a sample of at most 256 masks
+/// per side.
+fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Vec<u32> {
+    let mut want = 0;
+    while want < MAX_KEY_BITS && east.len() >> (want + 1) >= MIN_BUCKET {
+        want += 1;
+    }
+    if want == 0 {
+        return Vec::new();
+    }
+    let freq = |masks: &mut dyn Iterator<Item = u64>| {
+        let mut f = [0u64; 64];
+        for m in masks {
+            let mut rest = m;
+            while rest != 0 {
+                f[rest.trailing_zeros() as usize] += 1;
+                rest &= rest - 1;
+            }
+        }
+        f
+    };
+    let fe = freq(&mut east.iter().step_by(east.len().div_ceil(256)).copied());
+    let fw = freq(
+        &mut west
+            .iter()
+            .step_by(west.len().div_ceil(256))
+            .map(|&(w, _)| w),
+    );
+    let mut order: Vec<u32> = (0..bits).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(fe[k as usize] * fw[k as usize]));
+    order.truncate(want as usize);
+    order
 }
 
 /// How many of one piece's east masks share no bit with `w`.
@@ -214,6 +327,8 @@ mod tests {
             (7, 300, 40000, 30, 35),
             (8, 512, 100, 20, 30),
             (9, 513, 100, 64, 20),
+            (10, 5000, 3000, 38, 30),
+            (11, 40000, 500, 40, 25),
         ] {
             let east = masks(seed, ne, bits, density);
             let west: Vec<(u64, u32)> = masks(seed + 100, nw, bits, density)

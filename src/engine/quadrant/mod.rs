@@ -26,8 +26,9 @@
 //! `total = Σ_E #{(e, w) : e ∈ East(E), w ∈ West(E), e & w = 0}`
 //!
 //! where East(E) and West(E) are lists of diagonal masks made by a small search per half
-//! ([`half`]) and the count of disjoint pairs is the bit-sliced, bucketed join ([`join`]).
-//! The C(n, h) sets E (184,756 at n = 20) are the units of work.
+//! ([`half`], from the quadrant [`table`]) and the count of disjoint pairs is the
+//! bit-sliced, bucketed join ([`join`]). There are C(n, h) sets E (184,756 at n = 20);
+//! [`units`] groups them into the plan's units.
 //!
 //! Odd boards (n = 2h + 1) first place the queens of the middle row and the middle column
 //! (one queen in the centre, or two); the rest is four h×h quadrants as above, with those
@@ -39,14 +40,14 @@
 //!
 //! 1. The north–south mirror maps a solution with east rows E to one with east rows
 //!    rev(E) (row r -> n-1-r). So we count only E <= rev(E) and double E < rev(E):
-//!    92,378 instead of 184,756 sets at n = 20 (the 252 self-mirrored sets count once).
+//!    92,504 instead of 184,756 sets at n = 20 (the 252 self-mirrored sets count once).
 //! 2. Each long diagonal holds at most one queen. The main diagonal crosses NW and SE, the
 //!    anti-diagonal NE and SW. Reflection in the main diagonal fixes the main diagonal cell
 //!    by cell and swaps the anti-diagonal's NE and SW parts; reflection in the anti-diagonal
 //!    does the converse. So the solutions with the main-diagonal queen in SE are as many as
 //!    those with it in NW, and likewise NE and SW for the anti-diagonal. We count only
-//!    solutions whose east half leaves both long diagonals empty (the east list shrinks to
-//!    about 40%) and weigh each west pattern by 2 for each long diagonal it occupies. This
+//!    solutions whose east half leaves both long diagonals empty (the east lists shrink to
+//!    27% at n = 16) and weigh each west pattern by 2 for each long diagonal it occupies. This
 //!    weighting is global (the reflections change E), but it commutes with fact 1: the
 //!    north–south mirror maps the NW part of the main diagonal onto the SW part of the
 //!    anti-diagonal, so the kept solutions and their weights are mirror-invariant.
@@ -55,7 +56,8 @@
 //!    mirror classes {E, rev E} and {Ē, rev Ē} have equal counts: the class with the
 //!    smaller representative counts them twice and the other skips them.
 //!
-//! Worked check, n = 8: 35 sets E of 70 are counted; the weighted pairs sum to 92.
+//! Worked check, n = 8: 38 sets E of 70 are counted (32 mirror pairs once, the 6
+//! self-mirrored sets alone); the weighted pairs sum to 92.
 //!
 //! *Odd n.* The two middle queens (h, c) and (r, h) form one of (n-1)(n-3) + 1 placements
 //! (c = r = h: the centre); the 8 symmetries of the square permute them, and a symmetry
@@ -68,6 +70,7 @@
 pub mod half;
 pub mod join;
 pub mod table;
+pub mod units;
 
 use half::{Half, HalfScratch, HalfStats};
 use join::Joiner;
@@ -263,31 +266,12 @@ impl Frame {
         if weight == 0 {
             return res;
         }
-        // Split the rows four ways: east/west by E, north/south by the middle.
-        let h = (self.n / 2) as u8;
         let rows = &mut scratch.rows;
-        rows.clear();
-        for side in [1, 0] {
-            for north in [true, false] {
-                rows.extend(
-                    self.rows
-                        .iter()
-                        .enumerate()
-                        .filter(|&(i, &r)| e >> i & 1 == side && (r < h) == north)
-                        .map(|(_, &r)| r),
-                );
-            }
-        }
-        let ne = self.rows.iter().enumerate();
-        let count = |side: u32, north: bool| {
-            ne.clone()
-                .filter(|&(i, &r)| e >> i & 1 == side && (r < h) == north)
-                .count()
-        };
-        let (a, b, c) = (count(1, true), count(1, false), count(0, true));
+        let [a, b, c] = self.split_into(e, rows);
         let (east_n, rest) = rows.split_at(a);
-        let (east_s, rest) = rest.split_at(b);
-        let (west_n, west_s) = rest.split_at(c);
+        let (east_s, rest) = rest.split_at(b - a);
+        let (west_n, west_s) = rest.split_at(c - b);
+        let h = self.n / 2;
 
         let (pre_up, pre_down) = self.pre_diagonals();
         let half = |c0: u32, cols: u64, (avoid_up, avoid_down): (u64, u64)| Half {
@@ -365,6 +349,53 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// Writes the rows four ways into `buf`: east-north, east-south, west-north,
+    /// west-south (east by E, north above the middle), and returns where the last three
+    /// parts start.
+    fn split_into(&self, e: u32, buf: &mut Vec<u8>) -> [usize; 3] {
+        let h = (self.n / 2) as u8;
+        buf.clear();
+        let mut starts = [0; 3];
+        for (part, (side, north)) in [(1, true), (1, false), (0, true), (0, false)]
+            .into_iter()
+            .enumerate()
+        {
+            if part > 0 {
+                starts[part - 1] = buf.len();
+            }
+            buf.extend(
+                self.rows
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &r)| e >> i & 1 == side && (r < h) == north)
+                    .map(|(_, &r)| r),
+            );
+        }
+        starts
+    }
+
+    /// The rows of set E split as (east (north, south), west (north, south)).
+    pub(crate) fn split_rows(&self, e: u32) -> ((Vec<u8>, Vec<u8>), (Vec<u8>, Vec<u8>)) {
+        let mut buf = Vec::new();
+        let [a, b, c] = self.split_into(e, &mut buf);
+        (
+            (buf[..a].to_vec(), buf[a..b].to_vec()),
+            (buf[b..c].to_vec(), buf[c..].to_vec()),
+        )
+    }
+
+    /// Free east columns, relative to the first east column.
+    pub(crate) fn east_cols(&self) -> u32 {
+        (self.east >> self.shared_lo()) as u32
+    }
+
+    /// Free west columns.
+    pub(crate) fn west_cols(&self) -> u32 {
+        self.west as u32
+    }
+}
+
 fn sorted_pair(a: (usize, usize), b: (usize, usize)) -> [(usize, usize); 2] {
     if a <= b {
         [a, b]
@@ -431,6 +462,22 @@ pub fn sets(m: u32, k: u32) -> impl Iterator<Item = u32> {
         };
         Some(x)
     })
+}
+
+/// Counts the sets E of one unit: those of `frame` whose first `p` rows are `prefix`
+/// (see [`units`]).
+pub fn run_unit(
+    frame: &Frame,
+    p: u32,
+    prefix: u32,
+    table: Option<&QuadrantTable>,
+    scratch: &mut Scratch,
+) -> SetResult {
+    let mut res = SetResult::default();
+    for e in frame.sets_with_prefix(p, prefix) {
+        res.merge(&frame.count_set(e, table, scratch));
+    }
+    res
 }
 
 /// Counts the total of board size n with the quadrant engine on one thread (for tests and
