@@ -302,6 +302,31 @@ mod tests {
             .collect()
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any lists, any widths up to 64 bits, any weights: the sliced, bucketed join
+        /// agrees with the pair loop (lists up to 3,000 east masks reach the buckets).
+        #[test]
+        fn join_agrees_with_the_pair_loop(
+            bits in 1u32..=64,
+            east in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..3000),
+            west in proptest::collection::vec((proptest::prelude::any::<u64>(), 0u32..9), 0..300),
+            sparse in 0u32..4,
+        ) {
+            // Random u64s clash almost always; AND a few together to make sparse masks.
+            let keep = |m: u64, salt: u64| {
+                let m = m & (u64::MAX >> (64 - bits));
+                (0..sparse).fold(m, |m, i| m & m.rotate_left(7 * i + salt as u32 + 1))
+            };
+            let east: Vec<u64> = east.iter().map(|&m| keep(m, 1)).collect();
+            let west: Vec<(u64, u32)> = west.iter().map(|&(m, w)| (keep(m, 2), w)).collect();
+            proptest::prop_assert_eq!(
+                Joiner::default().join(&east, &west, bits).pairs,
+                join_naive(&east, &west)
+            );
+        }
+    }
+
     #[test]
     fn transpose_moves_every_bit_across_the_diagonal() {
         let orig: [u64; 64] =
