@@ -11,6 +11,7 @@ pub mod exec;
 pub mod kernel;
 pub mod lanes;
 pub mod plan;
+pub mod quadrant;
 pub mod reference;
 pub mod solutions;
 pub mod symmetric;

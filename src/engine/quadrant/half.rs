@@ -1,0 +1,287 @@
+//! Half-board patterns: every way to put one queen in each row of a row set, in distinct
+//! columns of one half of the board, with no two queens (nor a pre-placed queen) on one
+//! diagonal. Each pattern is kept only as the set of *shared* diagonals it occupies: the
+//! diagonals that also cross the other half, the only ones through which the two halves
+//! can clash (see the module doc of `quadrant`).
+//!
+//! A half is built from its two quadrants: the north rows' placements (any columns of the
+//! half) and the south rows' placements, each found by a small search, then paired when
+//! their column sets are complementary and their diagonals do not clash. Searching the half
+//! row by row instead would repeat each south search once per north placement: at n = 16
+//! that placed 94 million queens for 15 million patterns, 77% of the engine's time.
+//!
+//! Diagonal numbering, relative to the half's first column `c0`: a queen at (r, c) takes
+//! the up-diagonal `r + c - c0` and the down-diagonal `c - c0 - r + n - 1`. In row r the
+//! columns (relative to c0) attacked along up-diagonals are `up >> r`, and along
+//! down-diagonals `down >> (n - 1 - r)`: shifting by the row turns a diagonal index into a
+//! column, so the rows of a quadrant need not be consecutive. Indices stay below
+//! `n - 1 + h + h - 1 <= 62` for n <= 32, so every mask is a u64.
+
+use super::table::QuadrantTable;
+
+/// What a half-board search did, for the engine's honest work figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HalfStats {
+    /// Quadrant placements enumerated: searched (queens placed), or read from the table.
+    pub placements: u64,
+    /// Complete half-board patterns found.
+    pub patterns: u64,
+}
+
+/// A placement of queens in some rows of a quadrant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Partial {
+    /// Columns used, relative to the half's first column.
+    cols: u64,
+    /// Up-diagonals taken (relative numbering).
+    up: u64,
+    /// Down-diagonals taken (relative numbering).
+    down: u64,
+}
+
+/// One half's search problem.
+#[derive(Clone, Copy, Debug)]
+pub struct Half {
+    /// Board size.
+    pub n: usize,
+    /// First column of the half.
+    pub c0: u32,
+    /// Free columns of this half, relative to `c0` (bit i = column c0 + i).
+    pub cols: u64,
+    /// Up-diagonals blocked by pre-placed queens (relative numbering).
+    pub pre_up: u64,
+    /// Down-diagonals blocked by pre-placed queens (relative numbering).
+    pub pre_down: u64,
+    /// First shared diagonal, in relative numbering (the same for both directions).
+    pub shared_lo: u32,
+    /// Number of shared diagonals of each direction.
+    pub shared_len: u32,
+    /// Side of the quadrants (n / 2); south rows start at n - h.
+    pub h: u32,
+}
+
+/// Reusable buffers of the half searches.
+#[derive(Debug, Default)]
+pub struct HalfScratch {
+    north: Vec<Partial>,
+    south: Vec<Partial>,
+}
+
+impl Half {
+    /// Appends the shared-diagonal mask of every pattern with a queen in each of `north`
+    /// and `south` (rows, ascending; north rows all above south rows) to `out`:
+    /// up-diagonals in bits `0..shared_len`, down-diagonals in bits `shared_len..`.
+    pub fn patterns(
+        &self,
+        north: &[u8],
+        south: &[u8],
+        table: Option<&QuadrantTable>,
+        scratch: &mut HalfScratch,
+        out: &mut Vec<u64>,
+    ) -> HalfStats {
+        let mut stats = HalfStats::default();
+        if north.len() + south.len() != self.cols.count_ones() as usize {
+            return stats; // a column would stay empty: no pattern
+        }
+        if let Some(t) = table {
+            debug_assert_eq!(t.h(), self.h);
+            let before = out.len();
+            stats.placements = self.patterns_from_table(t, north, south, scratch, out);
+            stats.patterns = (out.len() - before) as u64;
+            return stats;
+        }
+        scratch.north.clear();
+        scratch.south.clear();
+        let start = Partial {
+            cols: 0,
+            up: 0,
+            down: 0,
+        };
+        self.place(north, start, &mut scratch.north, &mut stats);
+        if scratch.north.is_empty() {
+            return stats;
+        }
+        self.place(south, start, &mut scratch.south, &mut stats);
+        // Pair north and south placements with complementary column sets: sort the north
+        // ones by their complement and the south ones by their columns, then walk both.
+        let all = self.cols;
+        scratch.north.sort_unstable_by_key(|p| all ^ p.cols);
+        scratch.south.sort_unstable_by_key(|p| p.cols);
+        let (ns, ss) = (&scratch.north, &scratch.south);
+        let before = out.len();
+        let (mut i, mut j) = (0, 0);
+        while i < ns.len() && j < ss.len() {
+            let want = all ^ ns[i].cols;
+            match want.cmp(&ss[j].cols) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    let j_end = j + ss[j..].iter().take_while(|s| s.cols == want).count();
+                    while i < ns.len() && all ^ ns[i].cols == want {
+                        let a = ns[i];
+                        for b in &ss[j..j_end] {
+                            if (a.up & b.up) | (a.down & b.down) == 0 {
+                                out.push(self.shared(a.up | b.up, a.down | b.down));
+                            }
+                        }
+                        i += 1;
+                    }
+                    j = j_end;
+                }
+            }
+        }
+        stats.patterns = (out.len() - before) as u64;
+        stats
+    }
+
+    /// The same patterns, with the quadrants looked up in the table instead of searched.
+    ///
+    /// A north placement with local (up, down) takes relative diagonals (up, down + n - h)
+    /// (its rows are the board's rows, its columns start at c0); a south one, whose rows
+    /// start at s = n - h, takes (up + s, down). For every column set C of the north rows,
+    /// the south rows must take exactly the other free columns.
+    fn patterns_from_table(
+        &self,
+        t: &QuadrantTable,
+        north: &[u8],
+        south: &[u8],
+        scratch: &mut HalfScratch,
+        out: &mut Vec<u64>,
+    ) -> u64 {
+        let n = self.n as u32;
+        let s0 = n - self.h;
+        let rows_n = north.iter().fold(0u32, |m, &r| m | 1 << r);
+        let rows_s = south
+            .iter()
+            .fold(0u32, |m, &r| m | 1 << (u32::from(r) - s0));
+        let cols = self.cols as u32;
+        let k = north.len() as u32;
+        let (pre_up, pre_down) = (self.pre_up, self.pre_down);
+        let mut read = 0u64;
+        let mut c = cols;
+        loop {
+            if c.count_ones() == k {
+                let ns = t.get(rows_n, c);
+                let ss = t.get(rows_s, cols ^ c);
+                read += (ns.len() + ss.len()) as u64;
+                if !ns.is_empty() && !ss.is_empty() {
+                    // The south placements in relative numbering, off the blocked diagonals,
+                    // with their shared diagonals (shared() is bitwise, so a pattern's
+                    // shared mask is the OR of its two quadrants').
+                    let south = &mut scratch.south;
+                    south.clear();
+                    south.extend(ss.iter().filter_map(|&(u, d)| {
+                        let (up, down) = (u64::from(u) << s0, u64::from(d));
+                        ((up & pre_up) | (down & pre_down) == 0).then(|| Partial {
+                            cols: self.shared(up, down),
+                            up,
+                            down,
+                        })
+                    }));
+                    // Branch-free: write every candidate, keep it if it fits (about one in
+                    // four does, which a branch would mispredict).
+                    let mut kept = out.len();
+                    out.resize(kept + ns.len() * south.len(), 0);
+                    for &(u, d) in ns {
+                        let (up, down) = (u64::from(u), u64::from(d) << s0);
+                        if (up & pre_up) | (down & pre_down) != 0 {
+                            continue;
+                        }
+                        let shared = self.shared(up, down);
+                        for b in south.iter() {
+                            out[kept] = shared | b.cols;
+                            kept += usize::from((up & b.up) | (down & b.down) == 0);
+                        }
+                    }
+                    out.truncate(kept);
+                }
+            }
+            if c == 0 {
+                break;
+            }
+            c = (c - 1) & cols; // next smaller subset of the free columns
+        }
+        read
+    }
+
+    /// Places a queen in each of `rows` (any free columns, no shared diagonal) on top of
+    /// `p`, pushing every complete placement.
+    fn place(&self, rows: &[u8], p: Partial, out: &mut Vec<Partial>, stats: &mut HalfStats) {
+        let Some((&r, rest)) = rows.split_first() else {
+            out.push(p);
+            return;
+        };
+        let r = r as u32;
+        let up = p.up | self.pre_up;
+        let down = p.down | self.pre_down;
+        // Column i attacked if up-diagonal r + i or down-diagonal i - r + n - 1 is taken.
+        let attacked = (up >> r) | (down >> (self.n as u32 - 1 - r));
+        let mut free = self.cols & !p.cols & !attacked;
+        while free != 0 {
+            let bit = free & free.wrapping_neg(); // lowest free column: 0b0110 -> 0b0010
+            free ^= bit;
+            stats.placements += 1;
+            let i = bit.trailing_zeros();
+            let next = Partial {
+                cols: p.cols | bit,
+                up: p.up | 1 << (r + i),
+                down: p.down | 1 << (i + self.n as u32 - 1 - r),
+            };
+            self.place(rest, next, out, stats);
+        }
+    }
+
+    /// The shared part of a pattern's diagonals, packed into one u64.
+    fn shared(&self, up: u64, down: u64) -> u64 {
+        let mask = (1u64 << self.shared_len) - 1;
+        let u = (up >> self.shared_lo) & mask;
+        let d = (down >> self.shared_lo) & mask;
+        u | d << self.shared_len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The east half of n = 4: columns 2 and 3; shared diagonals 2..5 in absolute
+    /// numbering, 0..3 relative to column 2.
+    fn east_of_4() -> Half {
+        Half {
+            n: 4,
+            c0: 2,
+            cols: 0b11,
+            pre_up: 0,
+            pre_down: 0,
+            shared_lo: 0,
+            shared_len: 3,
+            h: 2,
+        }
+    }
+
+    #[test]
+    fn rows_two_apart_take_both_columns_both_ways() {
+        // Rows 0 and 2: (0,2),(2,3) and (0,3),(2,2); neither pair shares a diagonal.
+        let mut out = Vec::new();
+        let s = east_of_4().patterns(&[0], &[2], None, &mut HalfScratch::default(), &mut out);
+        assert_eq!((s.patterns, out.len()), (2, 2));
+        // (0,2),(2,3): up 2 and 5 (5 is not shared), down 2-0+3 = 5 (not shared) and
+        // 3-2+3 = 4: relative up bit 0, relative down bit 2.
+        assert!(out.contains(&(0b001 | 0b100 << 3)));
+    }
+
+    #[test]
+    fn adjacent_rows_cannot_use_adjacent_columns() {
+        let mut out = Vec::new();
+        let s = east_of_4().patterns(&[0], &[1], None, &mut HalfScratch::default(), &mut out);
+        assert_eq!(s.patterns, 0);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_column_left_empty_gives_no_pattern() {
+        let mut out = Vec::new();
+        let s = east_of_4().patterns(&[0], &[], None, &mut HalfScratch::default(), &mut out);
+        assert_eq!((s.patterns, s.placements), (0, 0));
+    }
+}

@@ -1,0 +1,539 @@
+//! The quadrant engine: counts the solutions of an n×n board without backtracking over the
+//! whole board, by joining half-board patterns (meet in the middle). The method is
+//! E. Kluev's (after an idea on the deepgreen NQueens pages); this is our own code.
+//!
+//! ```text
+//!            west half     east half
+//!          +-----------+-----------+
+//!   north  |    NW     |    NE     |   rows in E put their queen east,
+//!          |           |           |   the other rows put it west
+//!          +-----------+-----------+
+//!   south  |    SW     |    SE     |
+//!          |           |           |
+//!          +-----------+-----------+
+//! ```
+//!
+//! # The method
+//!
+//! Every solution of an even board (n = 2h) puts h queens in the east half (columns h..n)
+//! and h in the west half. Let E be the set of rows whose queen is east. For a fixed E, a
+//! solution is a pair (east pattern, west pattern): h queens in the rows of E, in distinct
+//! east columns, no two on a diagonal; the same for the other rows in the west. Rows and
+//! columns of the two halves never meet, so the pair is a solution exactly when no diagonal
+//! holds a queen of each half. Only *shared* diagonals, crossing both halves, can: n - 1 of
+//! each direction, 2(n - 1) = 38 bits at n = 20. So
+//!
+//! `total = Σ_E #{(e, w) : e ∈ East(E), w ∈ West(E), e & w = 0}`
+//!
+//! where East(E) and West(E) are lists of diagonal masks made by a small search per half
+//! ([`half`], from the quadrant [`table`]) and the count of disjoint pairs is the
+//! bit-sliced, bucketed join ([`join`]). There are C(n, h) sets E (184,756 at n = 20);
+//! [`units`] groups them into the plan's units.
+//!
+//! Odd boards (n = 2h + 1) first place the queens of the middle row and the middle column
+//! (one queen in the centre, or two); the rest is four h×h quadrants as above, with those
+//! queens' diagonals blocked. Every placement of the two middle queens is a [`Frame`].
+//!
+//! # Symmetry, and why each factor is exact
+//!
+//! *Even n.* Three facts, each from a symmetry that maps solutions one-to-one:
+//!
+//! 1. The north–south mirror maps a solution with east rows E to one with east rows
+//!    rev(E) (row r -> n-1-r). So we count only E <= rev(E) and double E < rev(E):
+//!    92,504 instead of 184,756 sets at n = 20 (the 252 self-mirrored sets count once).
+//! 2. Each long diagonal holds at most one queen. The main diagonal crosses NW and SE, the
+//!    anti-diagonal NE and SW. Reflection in the main diagonal fixes the main diagonal cell
+//!    by cell and swaps the anti-diagonal's NE and SW parts; reflection in the anti-diagonal
+//!    does the converse. So the solutions with the main-diagonal queen in SE are as many as
+//!    those with it in NW, and likewise NE and SW for the anti-diagonal. We count only
+//!    solutions whose east half leaves both long diagonals empty (the east lists shrink to
+//!    27% at n = 16) and weigh each west pattern by 2 for each long diagonal it occupies. This
+//!    weighting is global (the reflections change E), but it commutes with fact 1: the
+//!    north–south mirror maps the NW part of the main diagonal onto the SW part of the
+//!    anti-diagonal, so the kept solutions and their weights are mirror-invariant.
+//! 3. A solution with both long diagonals empty keeps that property under the east–west
+//!    mirror, which maps E to its complement Ē. So for those west patterns (weight 1) the
+//!    mirror classes {E, rev E} and {Ē, rev Ē} have equal counts: the class with the
+//!    smaller representative counts them twice and the other skips them.
+//!
+//! Worked check, n = 8: 38 sets E of 70 are counted (32 mirror pairs once, the 6
+//! self-mirrored sets alone); the weighted pairs sum to 92.
+//!
+//! *Odd n.* The two middle queens (h, c) and (r, h) form one of (n-1)(n-3) + 1 placements
+//! (c = r = h: the centre); the 8 symmetries of the square permute them, and a symmetry
+//! maps the solutions around one placement one-to-one onto those around its image. So one
+//! placement per orbit is counted, weighted by the orbit size (8, or 4 when a diagonal
+//! reflection fixes it): at n = 17, 29 frames instead of 225. The centre frame is fixed by
+//! every symmetry; there the north–south and east–west mirrors map E to rev(E) and to the
+//! complement, and each class {E, rev E, Ē, rev Ē} is counted once with its size.
+
+pub mod half;
+pub mod join;
+pub mod table;
+pub mod units;
+
+use half::{Half, HalfScratch, HalfStats};
+use join::Joiner;
+use table::QuadrantTable;
+
+use super::symmetry::Transform;
+
+/// Smallest board the engine accepts (smaller boards are instant by backtracking).
+pub const MIN_N: u32 = 4;
+/// Largest board the engine accepts: the shared diagonals of both directions must fit in a
+/// u64 (2(n - 1) = 62 bits at n = 32).
+pub const MAX_N: u32 = 32;
+
+/// What is fixed before the halves are searched: the pre-placed middle queens of an odd
+/// board (none for even n), and the symmetry rule that weighs each set E.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    n: usize,
+    /// Pre-placed queens (row, col).
+    pre: Vec<(u8, u8)>,
+    /// Rows left to fill, ascending.
+    rows: Vec<u8>,
+    /// Free columns of the west and east halves.
+    west: u64,
+    east: u64,
+    /// How sets E are weighted.
+    rule: Rule,
+}
+
+/// The symmetry rule of a frame (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// Even n: north–south mirror on E, long-diagonal weights, east–west mirror for the
+    /// patterns off both long diagonals.
+    Even,
+    /// Odd n, centre queen: one E per class {E, rev E, Ē, rev Ē}, weighted by its size.
+    Centre,
+    /// Odd n, two middle queens: every E, weighted by the frame's orbit size.
+    Orbit(u8),
+}
+
+impl Frame {
+    /// The frames of board size n, in plan order.
+    ///
+    /// # Panics
+    /// Unless `MIN_N <= n <= MAX_N`.
+    pub fn all(n: u32) -> Vec<Frame> {
+        assert!((MIN_N..=MAX_N).contains(&n), "quadrant engine: n = {n}");
+        let n = n as usize;
+        if n % 2 == 0 {
+            return vec![Frame::new(n, vec![], Rule::Even)];
+        }
+        let h = n / 2;
+        let mut frames = vec![Frame::new(n, vec![(h as u8, h as u8)], Rule::Centre)];
+        // The two middle queens (h, c) and (r, h), c != h, r != h, not on one diagonal;
+        // keep the smallest image of each orbit.
+        for c in (0..n).filter(|&c| c != h) {
+            for r in (0..n).filter(|&r| r != h && r.abs_diff(h) != c.abs_diff(h)) {
+                let pair = sorted_pair((h, c), (r, h));
+                let images: Vec<[(usize, usize); 2]> = Transform::ALL
+                    .iter()
+                    .map(|t| sorted_pair(t.apply(n, pair[0]), t.apply(n, pair[1])))
+                    .collect();
+                if images.iter().any(|im| *im < pair) {
+                    continue;
+                }
+                let mut distinct = images.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let pre = vec![(h as u8, c as u8), (r as u8, h as u8)];
+                frames.push(Frame::new(n, pre, Rule::Orbit(distinct.len() as u8)));
+            }
+        }
+        frames
+    }
+
+    fn new(n: usize, pre: Vec<(u8, u8)>, rule: Rule) -> Frame {
+        let h = n / 2;
+        let (west_end, east_start) = (h, n - h); // odd n: column h is the middle
+        let mut west = (1u64 << west_end) - 1;
+        let mut east = ((1u64 << n) - 1) & !((1u64 << east_start) - 1);
+        let mut rows: Vec<u8> = (0..n as u8).collect();
+        for &(r, c) in &pre {
+            rows.retain(|&x| x != r);
+            west &= !(1 << c);
+            east &= !(1 << c);
+        }
+        Frame {
+            n,
+            pre,
+            rows,
+            west,
+            east,
+            rule,
+        }
+    }
+
+    /// The pre-placed queens.
+    pub fn preplaced(&self) -> &[(u8, u8)] {
+        &self.pre
+    }
+
+    /// How sets E are weighted.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// Rows to fill (the bits of a set E index this list).
+    pub fn rows(&self) -> &[u8] {
+        &self.rows
+    }
+
+    /// Queens that go east: the size of every set E.
+    pub fn east_queens(&self) -> u32 {
+        self.east.count_ones()
+    }
+
+    /// First shared diagonal: the first east column. Up-diagonals r + c of the east half
+    /// start there, and so do down-diagonals c - r + n - 1 (east c >= h, r <= n - 1).
+    fn shared_lo(&self) -> u32 {
+        (self.n - self.n / 2) as u32
+    }
+
+    /// Shared diagonals per direction: from the first east column to `n - 1 + last west
+    /// column` (n - 1 for even n, n - 2 for odd n).
+    fn shared_len(&self) -> u32 {
+        let h = (self.n / 2) as u32;
+        (self.n as u32 - 1 + h - 1) - self.shared_lo() + 1
+    }
+
+    /// Bits of a pattern mask.
+    pub fn bits(&self) -> u32 {
+        2 * self.shared_len()
+    }
+
+    /// Diagonals of the pre-placed queens (absolute numbering: up r + c, down
+    /// c - r + n - 1; below 2n - 1 <= 63).
+    fn pre_diagonals(&self) -> (u64, u64) {
+        self.pre.iter().fold((0, 0), |(u, d), &(r, c)| {
+            let (r, c) = (r as usize, c as usize);
+            (u | 1u64 << (r + c), d | 1u64 << (c + self.n - 1 - r))
+        })
+    }
+
+    /// The weight of set E (bits index [`Frame::rows`]) and, for even n, of its patterns
+    /// that avoid both long diagonals. (0, 0) when E is not counted.
+    pub fn weight(&self, e: u32) -> (u32, u32) {
+        let m = self.rows.len() as u32;
+        let full = (1u32 << m) - 1;
+        // Row index i <-> row rows[i]; the row sets of Even and Centre frames are mirror
+        // symmetric, so the north–south mirror reverses the m index bits.
+        let rev = |x: u32| x.reverse_bits() >> (32 - m);
+        match self.rule {
+            Rule::Orbit(w) => (u32::from(w), u32::from(w)),
+            Rule::Centre => {
+                let orbit = [e, rev(e), full & !e, rev(full & !e)];
+                if orbit.iter().any(|&x| x < e) {
+                    return (0, 0);
+                }
+                let mut distinct = orbit.to_vec();
+                distinct.sort_unstable();
+                distinct.dedup();
+                (distinct.len() as u32, distinct.len() as u32)
+            }
+            Rule::Even => {
+                let r = rev(e);
+                if e > r {
+                    return (0, 0);
+                }
+                let ns = if e == r { 1 } else { 2 };
+                let canon = |x: u32| x.min(rev(x));
+                let (mine, mirror) = (canon(e), canon(full & !e));
+                let z = match mine.cmp(&mirror) {
+                    std::cmp::Ordering::Less => 2,
+                    std::cmp::Ordering::Equal => 1,
+                    std::cmp::Ordering::Greater => 0,
+                };
+                (ns, ns * z)
+            }
+        }
+    }
+
+    /// Counts the solutions with east rows `e` (bits index [`Frame::rows`]), weighted by
+    /// the frame's symmetry rule.
+    pub fn count_set(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        scratch: &mut Scratch,
+    ) -> SetResult {
+        let (weight, z_weight) = self.weight(e);
+        let mut res = SetResult::default();
+        if weight == 0 {
+            return res;
+        }
+        let rows = &mut scratch.rows;
+        let [a, b, c] = self.split_into(e, rows);
+        let (east_n, rest) = rows.split_at(a);
+        let (east_s, rest) = rest.split_at(b - a);
+        let (west_n, west_s) = rest.split_at(c - b);
+        let h = self.n / 2;
+
+        let (pre_up, pre_down) = self.pre_diagonals();
+        let half = |c0: u32, cols: u64, (avoid_up, avoid_down): (u64, u64)| Half {
+            n: self.n,
+            c0,
+            cols: cols >> c0,
+            pre_up: (pre_up | avoid_up) >> c0,
+            pre_down: (pre_down | avoid_down) >> c0,
+            shared_lo: self.shared_lo() - c0,
+            shared_len: self.shared_len(),
+            h: h as u32,
+        };
+        // Even n keeps only east halves off both long diagonals (module doc, fact 2): the
+        // anti-diagonal is up-diagonal n - 1, the main diagonal down-diagonal n - 1.
+        let long = 1u64 << (self.n - 1);
+        let east_avoid = if self.rule == Rule::Even {
+            (long, long)
+        } else {
+            (0, 0)
+        };
+        scratch.east.clear();
+        scratch.west.clear();
+        let east_c0 = self.shared_lo();
+        let se = half(east_c0, self.east, east_avoid).patterns(
+            east_n,
+            east_s,
+            table,
+            &mut scratch.half,
+            &mut scratch.east,
+        );
+        res.add_half(se);
+        if scratch.east.is_empty() {
+            return res;
+        }
+        let mut west_masks = std::mem::take(&mut scratch.west_masks);
+        west_masks.clear();
+        let sw = half(0, self.west, (0, 0)).patterns(
+            west_n,
+            west_s,
+            table,
+            &mut scratch.half,
+            &mut west_masks,
+        );
+        res.add_half(sw);
+
+        let len = self.shared_len();
+        if self.rule == Rule::Even {
+            // The long diagonals: up-diagonal n - 1 (anti) and down-diagonal n - 1 (main),
+            // bit n - 1 - lo of each direction.
+            let anti = 1u64 << (self.n as u32 - 1 - self.shared_lo());
+            let main = anti << len;
+            let long = anti | main;
+            for &w in &west_masks {
+                let on_long = (w & long).count_ones();
+                let wt = if on_long == 0 {
+                    z_weight
+                } else {
+                    weight << on_long
+                };
+                if wt > 0 {
+                    // No east pattern uses the long diagonals now: drop them from w.
+                    scratch.west.push((w & !long, wt));
+                }
+            }
+        } else {
+            scratch.west.extend(west_masks.iter().map(|&w| (w, weight)));
+        }
+        scratch.west_masks = west_masks;
+        let j = scratch
+            .joiner
+            .join(&scratch.east, &scratch.west, self.bits());
+        res.solutions = j.pairs;
+        res.tested = j.tested;
+        res
+    }
+}
+
+impl Frame {
+    /// Writes the rows four ways into `buf`: east-north, east-south, west-north,
+    /// west-south (east by E, north above the middle), and returns where the last three
+    /// parts start.
+    fn split_into(&self, e: u32, buf: &mut Vec<u8>) -> [usize; 3] {
+        let h = (self.n / 2) as u8;
+        buf.clear();
+        let mut starts = [0; 3];
+        for (part, (side, north)) in [(1, true), (1, false), (0, true), (0, false)]
+            .into_iter()
+            .enumerate()
+        {
+            if part > 0 {
+                starts[part - 1] = buf.len();
+            }
+            buf.extend(
+                self.rows
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &r)| e >> i & 1 == side && (r < h) == north)
+                    .map(|(_, &r)| r),
+            );
+        }
+        starts
+    }
+
+    /// The rows of set E split as (east (north, south), west (north, south)).
+    pub(crate) fn split_rows(&self, e: u32) -> ((Vec<u8>, Vec<u8>), (Vec<u8>, Vec<u8>)) {
+        let mut buf = Vec::new();
+        let [a, b, c] = self.split_into(e, &mut buf);
+        (
+            (buf[..a].to_vec(), buf[a..b].to_vec()),
+            (buf[b..c].to_vec(), buf[c..].to_vec()),
+        )
+    }
+
+    /// Free east columns, relative to the first east column.
+    pub(crate) fn east_cols(&self) -> u32 {
+        (self.east >> self.shared_lo()) as u32
+    }
+
+    /// Free west columns.
+    pub(crate) fn west_cols(&self) -> u32 {
+        self.west as u32
+    }
+}
+
+fn sorted_pair(a: (usize, usize), b: (usize, usize)) -> [(usize, usize); 2] {
+    if a <= b {
+        [a, b]
+    } else {
+        [b, a]
+    }
+}
+
+/// Reusable buffers of one worker.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    rows: Vec<u8>,
+    joiner: Joiner,
+    half: HalfScratch,
+    east: Vec<u64>,
+    west: Vec<(u64, u32)>,
+    west_masks: Vec<u64>,
+}
+
+/// What counting one or more sets E produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetResult {
+    /// Solutions, already weighted by the symmetry rule.
+    pub solutions: u64,
+    /// Queens placed by the half-board searches.
+    pub placements: u64,
+    /// Half-board patterns found (east and west).
+    pub patterns: u64,
+    /// (east, west) pattern pairs tested by the join.
+    pub tested: u64,
+}
+
+impl SetResult {
+    fn add_half(&mut self, s: HalfStats) {
+        self.placements += s.placements;
+        self.patterns += s.patterns;
+    }
+
+    /// Adds another result.
+    pub fn merge(&mut self, o: &SetResult) {
+        self.solutions += o.solutions;
+        self.placements += o.placements;
+        self.patterns += o.patterns;
+        self.tested += o.tested;
+    }
+}
+
+/// Every set E of a frame with `k` of its `m` rows east (Gosper's hack: the next larger
+/// integer with the same number of set bits).
+pub fn sets(m: u32, k: u32) -> impl Iterator<Item = u32> {
+    let first = if k == 0 { 0 } else { (1u32 << k) - 1 };
+    let limit = 1u64 << m;
+    let mut next = Some(first).filter(|_| k <= m);
+    std::iter::from_fn(move || {
+        let x = next?;
+        next = if x == 0 {
+            None
+        } else {
+            let low = x & x.wrapping_neg(); // lowest set bit
+            let ripple = x as u64 + low as u64; // carries through the lowest run of ones
+            let ones = ((x as u64 ^ ripple) >> 2) / low as u64; // that run, moved down
+            let y = ripple | ones;
+            (y < limit).then_some(y as u32)
+        };
+        Some(x)
+    })
+}
+
+/// Counts the sets E of one unit: those of `frame` whose first `p` rows are `prefix`
+/// (see [`units`]).
+pub fn run_unit(
+    frame: &Frame,
+    p: u32,
+    prefix: u32,
+    table: Option<&QuadrantTable>,
+    scratch: &mut Scratch,
+) -> SetResult {
+    let mut res = SetResult::default();
+    for e in frame.sets_with_prefix(p, prefix) {
+        res.merge(&frame.count_set(e, table, scratch));
+    }
+    res
+}
+
+/// Counts the total of board size n with the quadrant engine on one thread (for tests and
+/// small n; the plan splits the same work into units).
+pub fn count_total(n: u32, table: Option<&QuadrantTable>) -> u128 {
+    let mut scratch = Scratch::default();
+    let mut total = 0u128;
+    for f in Frame::all(n) {
+        for e in sets(f.rows.len() as u32, f.east_queens()) {
+            total += u128::from(f.count_set(e, table, &mut scratch).solutions);
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::known;
+
+    #[test]
+    fn gosper_lists_every_set_once() {
+        assert_eq!(sets(4, 2).collect::<Vec<_>>(), [3, 5, 6, 9, 10, 12]);
+        assert_eq!(sets(5, 0).collect::<Vec<_>>(), [0]);
+        assert_eq!(sets(20, 10).count(), 184_756);
+    }
+
+    #[test]
+    fn totals_match_the_table() {
+        for n in MIN_N..=12 {
+            let table = QuadrantTable::build(n / 2);
+            for t in [None, Some(&table)] {
+                assert_eq!(
+                    count_total(n, t),
+                    known::lookup(n).unwrap().total,
+                    "n = {n}, table {}",
+                    t.is_some()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn odd_frames_cover_every_middle_placement() {
+        for n in [5u32, 7, 9, 17] {
+            let frames = Frame::all(n);
+            let covered: u32 = frames
+                .iter()
+                .map(|f| match f.rule {
+                    Rule::Orbit(w) => u32::from(w),
+                    _ => 1,
+                })
+                .sum();
+            let m = n - 1;
+            assert_eq!(covered, m * (m - 2) + 1, "n = {n}");
+        }
+        assert_eq!(Frame::all(17).len(), 29);
+    }
+}
