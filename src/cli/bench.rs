@@ -19,9 +19,11 @@ pub mod report;
 
 use super::args::{parse_in, parse_threads, shown, Refused};
 use super::default_threads;
+use super::engine::EngineArgs;
 use super::report::{timed_count, KnownCheck};
 use super::Outcome;
 use machine::Machine;
+use nqueens::engine::plan::Engine;
 use nqueens::{known, Counts, UnitPlan};
 use report::{BenchReport, Sample, TestResult, WorkloadInfo};
 
@@ -39,27 +41,29 @@ pub struct Workload {
     pub sizes: &'static [u32],
 }
 
-/// The default workload: n = 16 and 17; about 50 s with 5 runs on a 2-core Xeon.
-/// (Version 1 was n = 15, 16, sized for the engine before the interleaved kernel.)
+/// The default workload: n = 16 and 17; about 30 s with 5 runs on 2 AMD EPYC cores with the
+/// quadrant engine. (Version 1 was n = 15, 16, sized for the engine before the interleaved
+/// kernel; version 2 was timed with the backtracking engine only. From version 3 the report's
+/// workload id also names the engine: `nq-std-3-quadrant`.)
 pub const STANDARD: Workload = Workload {
-    id: "nq-std-2",
-    version: 2,
+    id: "nq-std-3",
+    version: 3,
     preset: "standard",
     sizes: &[16, 17],
 };
-/// `--quick`: n = 16; about 6 s with 5 runs on a 2-core Xeon. (Version 1 was n = 14, now
-/// too short to time well.)
+/// `--quick`: n = 16; a few seconds with 5 runs on 2 cores. (Version 1 was n = 14, now
+/// too short to time well; version 3 names the engine, as [`STANDARD`].)
 pub const QUICK: Workload = Workload {
-    id: "nq-quick-2",
-    version: 2,
+    id: "nq-quick-3",
+    version: 3,
     preset: "quick",
     sizes: &[16],
 };
-/// `--heavy`: n = 18, for machines with many cores; about 5 minutes with 5 runs on 2 cores
-/// (estimated from n = 17 and the growth of the known counts).
+/// `--heavy`: n = 18, for machines with many cores; about 2 minutes with 5 runs on 2 cores
+/// with the quadrant engine (version 3 names the engine, as [`STANDARD`]).
 pub const HEAVY: Workload = Workload {
-    id: "nq-heavy-2",
-    version: 2,
+    id: "nq-heavy-3",
+    version: 3,
     preset: "heavy",
     sizes: &[18],
 };
@@ -137,6 +141,9 @@ pub struct BenchArgs {
     /// stderr).
     #[arg(long)]
     pub json: bool,
+    /// Engine selection (one engine for the whole workload; auto picks by its largest n).
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 impl BenchArgs {
@@ -176,8 +183,13 @@ impl std::fmt::Display for WrongCount {
 impl std::error::Error for WrongCount {}
 
 /// Counts `n` on `threads` threads, times it, and checks it against the known table.
-fn checked_count(n: u32, threads: usize, corrupt: bool) -> anyhow::Result<(Counts, UnitPlan, f64)> {
-    let (counts, plan, seconds) = match timed_count(n, threads) {
+fn checked_count(
+    n: u32,
+    threads: usize,
+    engine: Engine,
+    corrupt: bool,
+) -> anyhow::Result<(Counts, UnitPlan, f64)> {
+    let (counts, plan, seconds) = match timed_count(n, threads, engine) {
         Ok(r) => r,
         // A broken symmetry identity is a wrong count too, not a usage error.
         Err(e) if matches!(e.downcast_ref(), Some(nqueens::Error::Inconsistent { .. })) => {
@@ -200,6 +212,7 @@ fn checked_count(n: u32, threads: usize, corrupt: bool) -> anyhow::Result<(Count
 /// Runs the workload on each thread count and collects the timed samples.
 fn measure(
     workload: &Workload,
+    engine: Engine,
     thread_counts: &[usize],
     runs: usize,
 ) -> anyhow::Result<Vec<TestResult>> {
@@ -207,10 +220,10 @@ fn measure(
     let mut tests = Vec::new();
     for &threads in thread_counts {
         for &n in workload.sizes {
-            let (counts, plan, _) = checked_count(n, threads, corrupt)?; // warm-up: checked, not timed
+            let (counts, plan, _) = checked_count(n, threads, engine, corrupt)?; // warm-up: checked, not timed
             let mut seconds = Vec::with_capacity(runs);
             for _ in 0..runs {
-                seconds.push(checked_count(n, threads, corrupt)?.2);
+                seconds.push(checked_count(n, threads, engine, corrupt)?.2);
             }
             let test = TestResult::new(threads, &counts, &plan, Sample::of(seconds));
             eprintln!("{}", test.progress_line());
@@ -225,9 +238,12 @@ pub fn run(a: &BenchArgs) -> Outcome {
     let workload = a.workload();
     let thread_counts = a.thread_counts();
     let machine = Machine::detect();
-    let info = WorkloadInfo::new(&workload);
+    let largest = *workload.sizes.iter().max().expect("a workload has sizes");
+    let most_threads = *thread_counts.iter().max().expect("1 is always measured");
+    let engine = a.engine.resolve(largest, most_threads)?.engine;
+    let info = WorkloadInfo::new(&workload, engine);
     eprintln!("{}", info.header_line(a.runs));
-    let tests = match measure(&workload, &thread_counts, a.runs) {
+    let tests = match measure(&workload, engine, &thread_counts, a.runs) {
         Ok(t) => t,
         Err(e) => {
             return match e.downcast_ref::<WrongCount>() {
@@ -295,8 +311,10 @@ mod tests {
 
     #[test]
     fn a_corrupted_expectation_fails_the_check() {
-        assert!(checked_count(8, 1, false).is_ok());
-        let e = checked_count(8, 1, true).unwrap_err();
+        for engine in [Engine::Backtrack, Engine::Quadrant] {
+            assert!(checked_count(8, 1, engine, false).is_ok());
+        }
+        let e = checked_count(8, 1, Engine::Quadrant, true).unwrap_err();
         assert!(e.downcast_ref::<WrongCount>().is_some(), "{e}");
     }
 }

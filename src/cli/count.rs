@@ -10,6 +10,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::args::{parse_threads, SizeRange};
+use super::engine::EngineArgs;
 use super::format::{duration, grouped};
 use super::progress::Progress;
 use super::report::{estimate_seconds, is_failed_check, print_single, timed_count};
@@ -51,6 +52,9 @@ pub struct CountArgs {
     /// build with `--features mpi` and at least 2 ranks). --checkpoint is kept by rank 0.
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
+    /// Engine selection.
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// Counts one N with the long-count options (checkpoint, shard, progress, signals).
@@ -64,7 +68,9 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
             );
         }
     }
-    let session = session::open(UnitPlan::new(n), scope, a.checkpoint.as_deref())?;
+    let chosen = a.engine.resolve(n, threads)?;
+    let plan = UnitPlan::with_engine(n, chosen.engine);
+    let session = session::open(plan, scope, a.checkpoint.as_deref())?;
     let progress = Progress::new(!a.quiet, n, session.units(), &session.done());
     let run = session
         .on_done(|u, r| progress.done(u, r))
@@ -76,7 +82,11 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     let (Some(spec), Some(path)) = (a.shard, &a.out) else {
         let counts = run.counts()?;
         let report = CountReport::new(&counts, &run.plan, run.seconds, threads)
-            .with_speed(counts.nodes - run.resumed_nodes);
+            .with_speed(
+                counts.nodes - run.resumed.nodes,
+                counts.pairs_tested - run.resumed.pairs,
+            )
+            .with_table(chosen.table_bytes);
         return print_single(&report, a.json, &mut std::io::stdout().lock());
     };
     let results = run.scope_results();
@@ -125,7 +135,11 @@ fn mpi_count(_n: u32, _a: &CountArgs) -> Outcome {
 /// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
 #[cfg(feature = "mpi")]
 fn mpi_count(n: u32, a: &CountArgs) -> Outcome {
-    super::mpi::count(n, a.checkpoint.as_deref(), a.quiet, a.json)
+    let engine = a
+        .engine
+        .resolve(n, a.threads.unwrap_or_else(default_threads))?
+        .engine;
+    super::mpi::count(n, engine, a.checkpoint.as_deref(), a.quiet, a.json)
 }
 
 /// Runs `count`.
@@ -141,7 +155,8 @@ pub fn run(a: &CountArgs) -> Outcome {
     if a.mpi {
         return mpi_count(a.sizes.start, a);
     }
-    let est = estimate_seconds(a.sizes.end, threads);
+    let last = a.engine.resolve(a.sizes.end, threads)?;
+    let est = estimate_seconds(a.sizes.end, threads, last.engine);
     if est > 3600.0 {
         eprintln!(
             "warning: counting n = {} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
@@ -158,7 +173,8 @@ pub fn run(a: &CountArgs) -> Outcome {
     }
     let mut failed = false;
     for n in a.sizes.iter() {
-        let (counts, plan, secs) = match timed_count(n, threads) {
+        let chosen = a.engine.resolve(n, threads)?;
+        let (counts, plan, secs) = match timed_count(n, threads, chosen.engine) {
             Ok(r) => r,
             // A broken identity is a failed check like a table mismatch: exit code 1.
             Err(e) if is_failed_check(&e) => {
@@ -168,7 +184,7 @@ pub fn run(a: &CountArgs) -> Outcome {
             }
             Err(e) => return Err(e),
         };
-        let report = CountReport::new(&counts, &plan, secs, threads);
+        let report = CountReport::new(&counts, &plan, secs, threads).with_table(chosen.table_bytes);
         failed |= report.known == KnownCheck::Mismatch;
         if a.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;

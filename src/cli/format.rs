@@ -29,6 +29,20 @@ pub fn si(x: f64) -> String {
     format!("{v:.2} {p}")
 }
 
+/// A memory size in binary units: 67108864 -> "64.0 MiB".
+pub fn bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} GiB", b / (1024.0 * 1024.0 * 1024.0))
+    } else if b >= 1024.0 * 1024.0 {
+        format!("{:.1} MiB", b / (1024.0 * 1024.0))
+    } else if b >= 1024.0 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{b} B")
+    }
+}
+
 /// A duration in seconds, human scale: "0.512 s", "3 min 20 s", "2.4 days", "3.0e40 years".
 pub fn duration(secs: f64) -> String {
     if secs < 60.0 {

@@ -5,6 +5,7 @@ pub mod animate;
 pub mod args;
 pub mod bench;
 pub mod count;
+pub mod engine;
 pub mod format;
 pub mod merge;
 #[cfg(feature = "mpi")]

@@ -12,12 +12,19 @@ use super::progress::Progress;
 use super::report::{print_single, CountReport};
 use super::session;
 use super::Outcome;
+use nqueens::engine::plan::Engine;
 use nqueens::runner::mpi as dist;
 use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
 /// Runs `count n --mpi`.
-pub fn count(n: u32, checkpoint: Option<&Path>, quiet: bool, json: bool) -> Outcome {
+pub fn count(
+    n: u32,
+    engine: Engine,
+    checkpoint: Option<&Path>,
+    quiet: bool,
+    json: bool,
+) -> Outcome {
     let Some(universe) = mpi::initialize() else {
         bail!("MPI is already initialized");
     };
@@ -26,10 +33,14 @@ pub fn count(n: u32, checkpoint: Option<&Path>, quiet: bool, json: bool) -> Outc
         bail!("--mpi needs at least 2 ranks (rank 0 only schedules): run it as mpirun -np 3 nqueens count {n} --mpi");
     }
     if world.rank() != 0 {
-        dist::work(&world, &UnitPlan::new(n), session::stop_flag());
+        dist::work(
+            &world,
+            &UnitPlan::with_engine(n, engine),
+            session::stop_flag(),
+        );
         return Ok(ExitCode::SUCCESS);
     }
-    let session = session::open(UnitPlan::new(n), Scope::All, checkpoint)?;
+    let session = session::open(UnitPlan::with_engine(n, engine), Scope::All, checkpoint)?;
     let progress = Progress::new(!quiet, n, session.units(), &session.done());
     let run = session
         .on_done(|u, r| progress.done(u, r))
@@ -39,7 +50,9 @@ pub fn count(n: u32, checkpoint: Option<&Path>, quiet: bool, json: bool) -> Outc
         return Ok(session::interrupted(&run));
     }
     let counts = run.counts()?;
-    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads)
-        .with_speed(counts.nodes - run.resumed_nodes);
+    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads).with_speed(
+        counts.nodes - run.resumed.nodes,
+        counts.pairs_tested - run.resumed.pairs,
+    );
     print_single(&report, json, &mut std::io::stdout().lock())
 }

@@ -10,10 +10,11 @@ use clap::Args;
 use serde::Serialize;
 
 use super::args::{parse_n, parse_workers};
+use super::engine::EngineArgs;
 use super::format::grouped;
 use super::Outcome;
 use nqueens::engine::cost;
-use nqueens::engine::plan::{Sum, PLAN_VERSION};
+use nqueens::engine::plan::{Engine, Sum};
 use nqueens::runner::{checkpoint, shard};
 use nqueens::{UnitKind, UnitPlan};
 
@@ -36,6 +37,9 @@ pub struct PlanArgs {
     /// With --stats: worker counts to estimate the makespan for. Default: 64,1024.
     #[arg(long, value_delimiter = ',', default_value = "64,1024", value_parser = parse_workers)]
     pub workers: Vec<usize>,
+    /// Engine whose plan to show (auto: as `count` would pick on this machine's cores).
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// One unit, as printed by `plan --json`.
@@ -217,7 +221,8 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
 
 /// Runs `plan`.
 pub fn run(a: &PlanArgs) -> Outcome {
-    let plan = UnitPlan::new(a.n);
+    let engine = a.engine.resolve(a.n, super::default_threads())?.engine;
+    let plan = UnitPlan::with_engine(a.n, engine);
     let mut out = std::io::stdout().lock();
     if a.stats {
         let s = stats(&plan, a)?;
@@ -228,12 +233,19 @@ pub fn run(a: &PlanArgs) -> Outcome {
         let g = |x: u64| grouped(u128::from(x));
         writeln!(
             out,
-            "n = {}: {} units ({} border, {} F180/F90), plan {} (version {PLAN_VERSION})",
+            "n = {}: {} units ({} {}, {} F180/F90), plan {} (version {}, {} engine)",
             s.n,
             g(s.units as u64),
             g(s.border_units as u64),
+            if engine == Engine::Quadrant {
+                "quadrant"
+            } else {
+                "border"
+            },
             s.symmetric_units,
-            s.plan_id
+            s.plan_id,
+            plan.version(),
+            engine.name()
         )?;
         writeln!(
             out,
@@ -268,12 +280,12 @@ pub fn run(a: &PlanArgs) -> Outcome {
         let p = PlanOut {
             n: a.n,
             plan_id: plan.id_hex(),
-            plan_version: PLAN_VERSION,
+            plan_version: plan.version(),
             units: rows,
         };
         writeln!(out, "{}", serde_json::to_string(&p)?)?;
     } else {
-        writeln!(out, "# n = {}, plan {} (version {PLAN_VERSION}), {} units; queens are (row,col), cost in estimated nodes", a.n, plan.id_hex(), plan.len())?;
+        writeln!(out, "# n = {}, plan {} (version {}, {} engine), {} units; queens are (row,col), cost in estimated nodes", a.n, plan.id_hex(), plan.version(), engine.name(), plan.len())?;
         writeln!(
             out,
             "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",

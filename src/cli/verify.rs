@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::args::{parse_n, parse_threads};
+use super::engine::EngineArgs;
 use super::format::grouped;
 use super::report::{is_failed_check, timed_count, KnownCheck};
 use super::{default_threads, Outcome};
@@ -25,6 +26,10 @@ pub struct VerifyArgs {
     /// Worker threads (1..4096). Default: all logical cores.
     #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
+    /// Engine selection (auto: the quadrant engine from n = 12 on). To cross-check the two
+    /// engines, run verify once with each.
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// Runs `verify`.
@@ -40,7 +45,8 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     for n in 1..=a.max {
         // Burnside's identities are checked inside every count; a failure is an error there.
         // Any other error (the OS refusing threads) is no failed check: it ends the run.
-        let (burnside, counts) = match timed_count(n, threads) {
+        let engine = a.engine.resolve(n, threads)?.engine;
+        let (burnside, counts) = match timed_count(n, threads, engine) {
             Ok((c, _, _)) => ("ok", Some(c)),
             Err(e) if is_failed_check(&e) => {
                 eprintln!("n = {n}: {e}");

@@ -24,8 +24,12 @@ pub struct Counts {
     pub fixed180: u128,
     /// Solutions fixed by the quarter turn (F90 = 2·orbits2).
     pub fixed90: u128,
-    /// Search nodes visited, all units together.
+    /// Backtracking search nodes (queens placed), all units together: the whole count with
+    /// the backtracking engine, only the F180 and F90 searches with the quadrant engine.
     pub nodes: u128,
+    /// (east, west) half-board pattern pairs tested by the quadrant engine's join (0 with
+    /// the backtracking engine).
+    pub pairs_tested: u128,
 }
 
 /// Running sums over unit results; feed it every unit of a plan exactly once.
@@ -37,8 +41,10 @@ pub struct Tally {
     pub fixed180: u128,
     /// Sum of the F90 unit.
     pub fixed90: u128,
-    /// Sum of all nodes.
+    /// Sum of the backtracking units' nodes.
     pub nodes: u128,
+    /// Sum of the quadrant units' pairs tested.
+    pub pairs: u128,
 }
 
 impl Tally {
@@ -51,7 +57,10 @@ impl Tally {
             Sum::Fixed180 => self.fixed180 += weighted,
             Sum::Fixed90 => self.fixed90 += weighted,
         }
-        self.nodes += u128::from(r.nodes);
+        match kind {
+            UnitKind::Quadrant { .. } => self.pairs += u128::from(r.nodes),
+            _ => self.nodes += u128::from(r.nodes),
+        }
     }
 
     /// Adds another tally.
@@ -60,6 +69,7 @@ impl Tally {
         self.fixed180 += other.fixed180;
         self.fixed90 += other.fixed90;
         self.nodes += other.nodes;
+        self.pairs += other.pairs;
     }
 
     /// Derives unique and the orbit breakdown, checking Burnside's identities.
@@ -92,6 +102,7 @@ impl Tally {
                 fixed180: 1,
                 fixed90: 1,
                 nodes: self.nodes,
+                pairs_tested: self.pairs,
             });
         }
         let bad = |what: String| Err(Error::Inconsistent { n, detail: what });
@@ -121,6 +132,7 @@ impl Tally {
             fixed180: f180,
             fixed90: f90,
             nodes: self.nodes,
+            pairs_tested: self.pairs,
         })
     }
 }
@@ -137,6 +149,7 @@ mod tests {
             fixed180: 4,
             fixed90: 0,
             nodes: 0,
+            pairs: 0,
         };
         assert!(matches!(
             t.finish(&plan),
@@ -147,6 +160,7 @@ mod tests {
             fixed180: 4,
             fixed90: 0,
             nodes: 0,
+            pairs: 0,
         }
         .finish(&plan)
         .unwrap();

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::border::{Border, InnerBoard};
 use super::lanes::{count_tasks, Task};
 use super::plan::{Unit, UnitKind, UnitResult};
+use super::quadrant;
 use super::symmetric::{count_fixed180, count_fixed90};
 
 /// Runs a batch of units of the plan for `n`, returning one result per unit in order, or
@@ -36,6 +37,11 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
         }
     }
     let mut border_results = borders.run(stop)?.into_iter();
+    let quadrant = units
+        .iter()
+        .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
+        .then(|| quadrant::context(n as u32));
+    let mut scratch = quadrant::Scratch::default();
     let solo = |(solutions, nodes): (u64, u64)| {
         (!stop.load(Ordering::Relaxed)).then_some(UnitResult { solutions, nodes })
     };
@@ -45,6 +51,13 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
             UnitKind::Border { .. } => border_results.next(),
             UnitKind::Fixed180 { col } => solo(count_fixed180(n, col as usize)),
             UnitKind::Fixed90 => solo(count_fixed90(n)),
+            UnitKind::Quadrant { frame, prefix } => {
+                let ctx = quadrant
+                    .as_ref()
+                    .expect("built for a batch with quadrant units");
+                let r = ctx.run_unit(frame, prefix, &mut scratch);
+                solo((r.solutions, r.tested))
+            }
         })
         .collect()
 }

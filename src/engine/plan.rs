@@ -25,15 +25,86 @@
 //! size 8, 42 of size 4, 7 of size 2) and 27,860 units (with the 16 half-turn units and the
 //! quarter-turn unit), about 435 per thread on 64 cores; the largest unit holds 0.037% of
 //! the 210 million nodes. n = 20 has 119,330 units, n = 27 has 748,029.
+//!
+//! # Two engines, two plans
+//!
+//! The plan above is the backtracking engine's (plan version 2). The quadrant engine
+//! (`quadrant`, plan version 3) has its own units: one frame (the pre-placed middle queens
+//! of an odd board) and a prefix of its east rows each, whose solutions arrive already
+//! weighted; its F180 and F90 units are the same searches as above. A plan knows its
+//! [`Engine`]; runners, files and reports see only units.
 
 use super::border::border_units;
 pub use super::border::{Border, Cell};
 use super::digest::{fnv1a64_more, FNV_OFFSET};
 use super::symmetry::Transform;
 
-/// Version of the splitting rule. Bump it whenever units, their order or their weights
-/// change: checkpoints and shards record it (through the plan id) and refuse to mix plans.
+use super::quadrant;
+
+/// Version of the backtracking engine's splitting rule. Bump it whenever units, their order
+/// or their weights change: checkpoints and shards record it (through the plan id) and
+/// refuse to mix plans.
 pub const PLAN_VERSION: u32 = 2;
+/// Version of the quadrant engine's splitting rule.
+pub const QUADRANT_PLAN_VERSION: u32 = 3;
+
+/// A counting engine: how the total is computed. (F180 and F90 are backtracking searches
+/// in both.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Bit-board backtracking over border constellations (`lanes`, `kernel`).
+    Backtrack,
+    /// Joins of quarter-board placements (`quadrant`).
+    Quadrant,
+}
+
+/// Smallest n where `auto` picks the quadrant engine: below it both take milliseconds, and
+/// backtracking, with no table to build, is as fast (measured at n = 12: 2 ms each).
+pub const AUTO_QUADRANT_FROM: u32 = 12;
+
+impl Engine {
+    /// The faster engine for n: quadrant from [`AUTO_QUADRANT_FROM`] to its largest n,
+    /// backtracking elsewhere.
+    pub fn auto(n: u32) -> Engine {
+        if (AUTO_QUADRANT_FROM..=quadrant::MAX_N).contains(&n) {
+            Engine::Quadrant
+        } else {
+            Engine::Backtrack
+        }
+    }
+
+    /// Whether the engine can count board size n.
+    pub fn supports(self, n: u32) -> bool {
+        match self {
+            Engine::Backtrack => (1..=crate::MAX_N).contains(&n),
+            Engine::Quadrant => (quadrant::MIN_N..=quadrant::MAX_N).contains(&n),
+        }
+    }
+
+    /// Lower-case name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Backtrack => "backtrack",
+            Engine::Quadrant => "quadrant",
+        }
+    }
+
+    /// The plan version of this engine's splitting rule.
+    pub fn plan_version(self) -> u32 {
+        match self {
+            Engine::Backtrack => PLAN_VERSION,
+            Engine::Quadrant => QUADRANT_PLAN_VERSION,
+        }
+    }
+
+    /// The engine whose plans have this version.
+    pub fn from_plan_version(version: u32) -> Option<Engine> {
+        [Engine::Backtrack, Engine::Quadrant]
+            .into_iter()
+            .find(|e| e.plan_version() == version)
+    }
+}
 
 /// What a unit computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +129,16 @@ pub enum UnitKind {
     },
     /// All 90°-symmetric solutions (for F90).
     Fixed90,
+    /// Quadrant engine: the sets E of east rows of frame `frame` (see
+    /// `quadrant::Frame::all`) whose first rows are `prefix`, counted with their symmetry
+    /// weights already applied (the weights vary inside a unit, so the unit's own weight
+    /// is 1).
+    Quadrant {
+        /// Index of the frame in `Frame::all(n)`.
+        frame: u16,
+        /// East (1) or west (0) for each of the frame's first rows.
+        prefix: u32,
+    },
 }
 
 /// Which sum of the count a unit's (weighted) solutions feed.
@@ -89,6 +170,7 @@ impl UnitKind {
             UnitKind::Border { .. } => "border",
             UnitKind::Fixed180 { .. } => "fixed180",
             UnitKind::Fixed90 => "fixed90",
+            UnitKind::Quadrant { .. } => "quadrant",
         }
     }
 
@@ -96,14 +178,14 @@ impl UnitKind {
     pub fn weight(&self) -> u8 {
         match *self {
             UnitKind::Border { weight, .. } => weight,
-            UnitKind::Fixed180 { .. } | UnitKind::Fixed90 => 1,
+            UnitKind::Fixed180 { .. } | UnitKind::Fixed90 | UnitKind::Quadrant { .. } => 1,
         }
     }
 
     /// The sum the unit's solutions feed.
     pub fn feeds(&self) -> Sum {
         match self {
-            UnitKind::Border { .. } => Sum::Total,
+            UnitKind::Border { .. } | UnitKind::Quadrant { .. } => Sum::Total,
             UnitKind::Fixed180 { .. } => Sum::Fixed180,
             UnitKind::Fixed90 => Sum::Fixed90,
         }
@@ -124,7 +206,9 @@ pub struct Unit {
 pub struct UnitResult {
     /// Solutions found by this unit (unweighted).
     pub solutions: u64,
-    /// Search nodes visited (queens placed).
+    /// Work done. Backtracking units (border, F180, F90): search nodes, i.e. queens placed.
+    /// Quadrant units: (east, west) half-board pattern pairs tested by the join. The plan's
+    /// engine says which; [`crate::engine::counts::Tally`] sums them apart.
     pub nodes: u64,
 }
 
@@ -153,6 +237,7 @@ impl Unit {
 #[derive(Clone, Debug)]
 pub struct UnitPlan {
     n: u32,
+    engine: Engine,
     units: Vec<Unit>,
     id: u64,
 }
@@ -169,21 +254,61 @@ impl UnitPlan {
     /// # Panics
     /// If `n` is 0 or above 64.
     pub fn new(n: u32) -> UnitPlan {
-        assert!((1..=64).contains(&n), "board size {n} outside 1..=64");
+        UnitPlan::with_engine(n, Engine::Backtrack)
+    }
+
+    /// Builds the plan of `engine` for `n`.
+    ///
+    /// The quadrant plan: the units of each frame in frame order, by ascending prefix (see
+    /// `quadrant::units`), then the same F180 and F90 units as the backtracking plan.
+    ///
+    /// # Panics
+    /// If the engine does not support `n` (see [`Engine::supports`]).
+    pub fn with_engine(n: u32, engine: Engine) -> UnitPlan {
+        assert!(
+            engine.supports(n),
+            "the {} engine cannot count n = {n}",
+            engine.name()
+        );
         let mut units = Vec::new();
         let mut push = |kind| {
             let id = units.len() as u32;
             units.push(Unit { id, kind });
         };
-        for kind in border_units(n as usize) {
-            push(kind);
+        match engine {
+            Engine::Backtrack => border_units(n as usize).into_iter().for_each(&mut push),
+            Engine::Quadrant => {
+                for (i, f) in quadrant::Frame::all(n).iter().enumerate() {
+                    for prefix in f.unit_prefixes(n) {
+                        push(UnitKind::Quadrant {
+                            frame: i as u16,
+                            prefix,
+                        });
+                    }
+                }
+            }
         }
         for col in 0..n {
             push(UnitKind::Fixed180 { col: col as u8 });
         }
         push(UnitKind::Fixed90);
-        let id = plan_hash(n, &units);
-        UnitPlan { n, units, id }
+        let id = plan_hash(n, engine, &units);
+        UnitPlan {
+            n,
+            engine,
+            units,
+            id,
+        }
+    }
+
+    /// The engine whose plan this is.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The plan version (of the engine's splitting rule).
+    pub fn version(&self) -> u32 {
+        self.engine.plan_version()
     }
 
     /// The board size.
@@ -219,11 +344,11 @@ impl UnitPlan {
 }
 
 /// FNV-1a over a canonical byte encoding of the plan; stable across platforms and builds.
-fn plan_hash(n: u32, units: &[Unit]) -> u64 {
+fn plan_hash(n: u32, engine: Engine, units: &[Unit]) -> u64 {
     let mut h = FNV_OFFSET;
     let mut eat = |bytes: &[u8]| h = fnv1a64_more(h, bytes);
     eat(b"nqueens-plan");
-    eat(&PLAN_VERSION.to_le_bytes());
+    eat(&engine.plan_version().to_le_bytes());
     eat(&n.to_le_bytes());
     for u in units {
         eat(&u.id.to_le_bytes());
@@ -243,6 +368,11 @@ fn plan_hash(n: u32, units: &[Unit]) -> u64 {
             ]),
             UnitKind::Fixed180 { col } => eat(&[1, col]),
             UnitKind::Fixed90 => eat(&[2]),
+            UnitKind::Quadrant { frame, prefix } => {
+                eat(&[3]);
+                eat(&frame.to_le_bytes());
+                eat(&prefix.to_le_bytes());
+            }
         }
     }
     h

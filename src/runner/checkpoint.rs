@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::record::{check_value, fnv1a64, parse_u64, FileError};
-use crate::engine::plan::{UnitPlan, UnitResult, PLAN_VERSION};
+use crate::engine::plan::{Engine, UnitPlan, UnitResult};
 
 /// Longest time a recorded unit waits for its `fsync`.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
@@ -81,9 +81,10 @@ pub fn record_line(id: u32, r: &UnitResult) -> String {
 
 fn header(plan: &UnitPlan, scope: &str) -> String {
     format!(
-        "{MAGIC} {FORMAT} n={} plan={} plan_version={PLAN_VERSION} units={} scope={} program={}\n",
+        "{MAGIC} {FORMAT} n={} plan={} plan_version={} units={} scope={} program={}\n",
         plan.n(),
         plan.id_hex(),
+        plan.version(),
         plan.len(),
         scope.replace(' ', "_"),
         env!("CARGO_PKG_VERSION")
@@ -116,12 +117,25 @@ fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result
             plan.n()
         ));
     }
-    if field("plan") != plan.id_hex() || field("plan_version") != PLAN_VERSION.to_string() {
+    if field("plan") != plan.id_hex() || field("plan_version") != plan.version().to_string() {
+        let hint = match field("plan_version")
+            .parse()
+            .ok()
+            .and_then(Engine::from_plan_version)
+        {
+            Some(e) if e != plan.engine() => format!(
+                "; it was started by the {} engine: resume it with --engine {}",
+                e.name(),
+                e.name()
+            ),
+            _ => "; finish it with the program that started it".to_string(),
+        };
         return bad(format!(
-            "it was written for unit plan {} (version {}), this program uses plan {} (version {PLAN_VERSION}) for n = {}; finish it with the program that started it",
+            "it was written for unit plan {} (version {}), this count uses plan {} (version {}) for n = {}{hint}",
             field("plan"),
             field("plan_version"),
             plan.id_hex(),
+            plan.version(),
             plan.n()
         ));
     }

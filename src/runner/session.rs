@@ -170,7 +170,7 @@ impl<'a> Session<'a> {
     pub fn run_local(mut self, threads: usize) -> Result<Run, SessionError> {
         let start = Instant::now();
         let (done, todo) = self.partition();
-        let resumed = self.nodes_of(&done);
+        let resumed = self.work_of(&done);
         let (plan, stop) = (self.plan.clone(), self.stop);
         let recorder = self.recorder();
         let summary =
@@ -194,7 +194,7 @@ impl<'a> Session<'a> {
         use mpi::traits::Communicator;
         let start = Instant::now();
         let (done, todo) = self.partition();
-        let resumed = self.nodes_of(&done);
+        let resumed = self.work_of(&done);
         let mut in_todo = vec![false; self.plan.len()];
         for u in &todo {
             in_todo[u.id as usize] = true;
@@ -213,12 +213,15 @@ impl<'a> Session<'a> {
         self.finish(start, workers, resumed, s.interrupted, error)
     }
 
-    fn nodes_of(&self, units: &[Unit]) -> u128 {
-        units
-            .iter()
-            .filter_map(|u| self.results[u.id as usize])
-            .map(|r| u128::from(r.nodes))
-            .sum()
+    /// The work of the units that already have a result (nodes and pairs apart).
+    fn work_of(&self, units: &[Unit]) -> Tally {
+        let mut t = Tally::default();
+        for u in units {
+            if let Some(r) = self.results[u.id as usize] {
+                t.add(&u.kind, &r);
+            }
+        }
+        t
     }
 
     /// A recorder shared by the workers, holding the results (`results` is left empty).
@@ -238,7 +241,7 @@ impl<'a> Session<'a> {
         self,
         start: Instant,
         threads: usize,
-        resumed_nodes: u128,
+        resumed: Tally,
         interrupted: bool,
         error: Option<std::io::Error>,
     ) -> Result<Run, SessionError> {
@@ -255,7 +258,7 @@ impl<'a> Session<'a> {
             interrupted,
             seconds: start.elapsed().as_secs_f64(),
             threads,
-            resumed_nodes,
+            resumed,
             plan: self.plan,
             scope: self.scope,
             units: self.units,
@@ -316,8 +319,9 @@ pub struct Run {
     pub seconds: f64,
     /// Worker threads (local) or worker ranks (MPI) that computed.
     pub threads: usize,
-    /// Nodes of the units taken from the checkpoint (computed by an earlier run).
-    pub resumed_nodes: u128,
+    /// Work (nodes, pairs) of the units taken from the checkpoint (computed by an earlier
+    /// run); its counts are not used.
+    pub resumed: Tally,
     checkpoint: Option<Checkpoint>,
 }
 

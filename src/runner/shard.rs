@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::record::{check_value, fnv1a64, FileError};
 use crate::engine::cost;
 use crate::engine::counts::Tally;
-use crate::engine::plan::{Unit, UnitPlan, UnitResult, PLAN_VERSION};
+use crate::engine::plan::{Engine, Unit, UnitPlan, UnitResult};
 
 /// Shard K of M, 0-based.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,7 +227,7 @@ impl ShardFile {
             program: env!("CARGO_PKG_VERSION").into(),
             n: plan.n(),
             plan_id: plan.id_hex(),
-            plan_version: PLAN_VERSION,
+            plan_version: plan.version(),
             plan_units: plan.len(),
             shard_index: spec.index,
             shard_count: spec.count,
@@ -365,7 +365,17 @@ impl ShardFile {
 pub fn merge(files: &[(String, ShardFile)]) -> Result<(UnitPlan, Tally), String> {
     let (first_name, first) = files.first().ok_or("no shard files given")?;
     let n = crate::check_n(u64::from(first.n)).map_err(|e| format!("shard {first_name}: {e}"))?;
-    let plan = UnitPlan::new(n);
+    let engine = Engine::from_plan_version(first.plan_version)
+        .filter(|e| e.supports(n))
+        .ok_or_else(|| {
+            format!(
+                "shard {first_name} uses unit plan version {}, which this program does not know (it knows {} and {})",
+                first.plan_version,
+                Engine::Backtrack.plan_version(),
+                Engine::Quadrant.plan_version()
+            )
+        })?;
+    let plan = UnitPlan::with_engine(n, engine);
     let mut owner: Vec<Option<usize>> = vec![None; plan.len()];
     let mut tally = Tally::default();
     for (i, (name, f)) in files.iter().enumerate() {
@@ -375,12 +385,13 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(UnitPlan, Tally), String>
                 f.n
             ));
         }
-        if f.plan_id != plan.id_hex() || f.plan_version != PLAN_VERSION {
+        if f.plan_id != plan.id_hex() || f.plan_version != plan.version() {
             return Err(format!(
-                "shard {name} uses unit plan {} (version {}), this program uses plan {} (version {PLAN_VERSION}) for n = {n}",
+                "shard {name} uses unit plan {} (version {}), this program uses plan {} (version {}) for n = {n}",
                 f.plan_id,
                 f.plan_version,
-                plan.id_hex()
+                plan.id_hex(),
+                plan.version()
             ));
         }
         for u in &f.units {

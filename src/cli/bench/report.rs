@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::machine::Machine;
 use super::Workload;
 use crate::cli::format::si;
-use nqueens::engine::plan::PLAN_VERSION;
+use nqueens::engine::plan::Engine;
 use nqueens::{Counts, UnitPlan};
 
 /// The score, as stated in `--help`, the README and every JSON report.
@@ -152,6 +152,8 @@ pub struct WorkloadInfo {
     pub preset: String,
     /// Board sizes of one workload run, in order.
     pub sizes: Vec<u32>,
+    /// The engine that counted: "quadrant" or "backtrack".
+    pub engine: Engine,
     /// Version of the unit-plan splitting rule (plan ids are per test).
     pub plan_version: u32,
     /// Solutions in one workload run (sum of the known totals), count.
@@ -159,14 +161,20 @@ pub struct WorkloadInfo {
 }
 
 impl WorkloadInfo {
-    /// Describes `w`.
-    pub fn new(w: &Workload) -> WorkloadInfo {
+    /// Describes `w` counted by `engine`. The id names the engine from workload version 3
+    /// on ("nq-std-3-quadrant"): scores of different engines are not comparable.
+    pub fn new(w: &Workload, engine: Engine) -> WorkloadInfo {
         WorkloadInfo {
-            id: w.id.into(),
+            id: if w.version >= 3 {
+                format!("{}-{}", w.id, engine.name())
+            } else {
+                w.id.into()
+            },
             version: w.version,
             preset: w.preset.into(),
             sizes: w.sizes.to_vec(),
-            plan_version: PLAN_VERSION,
+            engine,
+            plan_version: engine.plan_version(),
             solutions_per_run: w
                 .sizes
                 .iter()
@@ -183,9 +191,10 @@ impl WorkloadInfo {
     pub fn header_line(&self, runs: usize) -> String {
         let sizes: Vec<String> = self.sizes.iter().map(u32::to_string).collect();
         format!(
-            "nqueens bench: workload {} (n = {}; plan v{}), {runs} run(s) after 1 warm-up each, every count checked",
+            "nqueens bench: workload {} (n = {}; {} engine, plan v{}), {runs} run(s) after 1 warm-up each, every count checked",
             self.id,
             sizes.join(", "),
+            self.engine.name(),
             self.plan_version
         )
     }
@@ -321,9 +330,10 @@ impl BenchReport {
         // The sizes as the progress header writes them ("16, 17"), not Rust's "[16, 17]".
         let sizes: Vec<String> = self.workload.sizes.iter().map(u32::to_string).collect();
         s.push_str(&format!(
-            "workload  {} (n = {}; plan v{})\n",
+            "workload  {} (n = {}; {} engine, plan v{})\n",
             self.workload.id,
             sizes.join(", "),
+            self.workload.engine.name(),
             self.workload.plan_version
         ));
         s.push_str(&format!("cpu       {}\n", m.cpu_line()));

@@ -72,6 +72,9 @@ pub mod join;
 pub mod table;
 pub mod units;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
 use half::{Half, HalfScratch, HalfStats};
 use join::Joiner;
 use table::QuadrantTable;
@@ -478,6 +481,75 @@ pub fn run_unit(
         res.merge(&frame.count_set(e, table, scratch));
     }
     res
+}
+
+/// What every quadrant unit of one n needs: the frames, the prefix length and, when it fits
+/// the memory allowed, the quadrant table. Built once per n and shared by all threads.
+#[derive(Debug)]
+pub struct Context {
+    /// Board size.
+    pub n: u32,
+    /// The frames, in plan order.
+    pub frames: Vec<Frame>,
+    /// Rows fixed by a unit's prefix.
+    pub prefix_rows: u32,
+    /// The quadrant table, or None where the quadrants are searched instead.
+    pub table: Option<QuadrantTable>,
+}
+
+/// Default for [`set_table_limit`]: 1 GiB, which holds the tables up to n = 23 (550 MB).
+pub const DEFAULT_TABLE_LIMIT: u64 = 1 << 30;
+
+static TABLE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_TABLE_LIMIT);
+
+/// Sets the largest quadrant table the engine may build, in bytes. Above it the engine
+/// searches the quadrants of every set E instead (same counts, slower: 2.5x at n = 16).
+/// Takes effect for contexts built afterwards.
+pub fn set_table_limit(bytes: u64) {
+    TABLE_LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// Whether the engine will build the quadrant table for n under the current limit.
+pub fn uses_table(n: u32) -> bool {
+    table::QuadrantTable::bytes(n / 2).is_some_and(|b| b <= TABLE_LIMIT.load(Ordering::Relaxed))
+}
+
+/// The shared context of n, built on first use (the table takes 0.1 s at n = 20, 1 s at
+/// n = 22). One context is kept: a range of counts replaces it as n changes.
+///
+/// # Panics
+/// Unless `MIN_N <= n <= MAX_N`.
+pub fn context(n: u32) -> Arc<Context> {
+    static CACHE: Mutex<Option<Arc<Context>>> = Mutex::new(None);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = cache.as_ref().filter(|c| c.n == n) {
+        return Arc::clone(c);
+    }
+    *cache = None; // free the old table before building the new one
+    let frames = Frame::all(n);
+    let prefix_rows = units::prefix_rows(n, frames[0].rows.len() as u32);
+    let table = uses_table(n).then(|| QuadrantTable::build(n / 2));
+    let c = Arc::new(Context {
+        n,
+        frames,
+        prefix_rows,
+        table,
+    });
+    *cache = Some(Arc::clone(&c));
+    c
+}
+
+impl Context {
+    /// Counts one unit (frame index and prefix).
+    pub fn run_unit(&self, frame: u16, prefix: u32, scratch: &mut Scratch) -> SetResult {
+        run_unit(
+            &self.frames[frame as usize],
+            self.prefix_rows,
+            prefix,
+            self.table.as_ref(),
+            scratch,
+        )
+    }
 }
 
 /// Counts the total of board size n with the quadrant engine on one thread (for tests and

@@ -72,7 +72,9 @@ impl Frame {
         let (north, south) = rows;
         let s0 = self.n as u32 - self.n as u32 / 2;
         let rows_n = north.iter().fold(0u32, |m, &r| m | 1 << r);
-        let rows_s = south.iter().fold(0u32, |m, &r| m | 1 << (u32::from(r) - s0));
+        let rows_s = south
+            .iter()
+            .fold(0u32, |m, &r| m | 1 << (u32::from(r) - s0));
         let k = north.len() as u32;
         let mut total = 0u64;
         let mut c = cols;
@@ -115,7 +117,10 @@ mod tests {
     fn a_prefix_fixing_every_row_is_one_set() {
         let f = &Frame::all(8)[0];
         assert_eq!(prefix_rows(8, 8), 8);
-        assert_eq!(f.sets_with_prefix(8, 0b1111_0000).collect::<Vec<_>>(), [0b1111_0000]);
+        assert_eq!(
+            f.sets_with_prefix(8, 0b1111_0000).collect::<Vec<_>>(),
+            [0b1111_0000]
+        );
         // Five east queens of four: no set.
         assert_eq!(f.sets_with_prefix(8, 0b1111_1000).count(), 0);
     }

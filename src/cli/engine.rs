@@ -1,0 +1,209 @@
+//! `--engine` and `--max-memory`: which counting engine runs, and how much memory it may
+//! take. Shared by `count`, `verify`, `bench` and `plan`.
+//!
+//! The quadrant engine's memory is its quadrant table (64 MB at n = 20 and 21, 550 MB at
+//! n = 22 and 23; none above, where the quadrants are searched per set instead) plus, per
+//! thread, the half-board pattern lists of one set E (about 4 MB at n = 20, growing about
+//! 2.45x per n). A table that does not fit the limit is not built (the engine searches
+//! instead, slower); a count whose lists would not fit is refused before it starts, with
+//! one line, instead of being killed by the OOM killer halfway.
+
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+
+use super::format::bytes;
+use nqueens::engine::plan::Engine;
+use nqueens::engine::quadrant::{self, table::QuadrantTable};
+
+/// The `--engine` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// Quadrant for 12 <= N <= 32 when it fits --max-memory, backtrack otherwise.
+    Auto,
+    /// Join quarter-board placements (meet in the middle): the fastest from N = 12 on.
+    Quadrant,
+    /// Bit-board backtracking over border constellations: any N, little memory.
+    Backtrack,
+}
+
+/// Engine selection arguments.
+#[derive(Args, Clone, Debug)]
+pub struct EngineArgs {
+    /// Counting engine: auto picks quadrant for 12 <= N <= 32 (the faster one there, 3-8x)
+    /// when it fits --max-memory, and backtrack otherwise. Both give the same counts; unique
+    /// counts always come from the same symmetric searches.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineChoice,
+    /// Memory the quadrant engine may use (table and per-thread lists), e.g. 512M, 4G.
+    /// Default: 80% of the memory available when the count starts (/proc/meminfo), or 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+}
+
+/// Largest `--max-memory`: 1 PiB.
+const MAX_SIZE: u64 = 1 << 50;
+
+/// Parses a size: a whole number of bytes with an optional K, M, G or T suffix (powers of
+/// 1024; "KiB", "MB" and the like are read the same way).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let upper = t.to_ascii_uppercase();
+    let body = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (digits, shift) = match body.chars().last() {
+        Some('K') => (&body[..body.len() - 1], 10),
+        Some('M') => (&body[..body.len() - 1], 20),
+        Some('G') => (&body[..body.len() - 1], 30),
+        Some('T') => (&body[..body.len() - 1], 40),
+        _ => (body, 0),
+    };
+    let bad = || {
+        format!(
+            "'{}' is not a memory size: expected bytes or a number with K, M, G or T, e.g. 512M, 4G",
+            super::args::shown(s)
+        )
+    };
+    let value: u64 = digits.trim().parse().map_err(|_| bad())?;
+    let total = value
+        .checked_mul(1u64 << shift)
+        .filter(|&v| v <= MAX_SIZE)
+        .ok_or_else(|| {
+            format!(
+                "memory size {} is above the largest allowed, 1P",
+                super::args::shown(s)
+            )
+        })?;
+    if total == 0 {
+        return Err("memory size 0 is too small: give at least a few megabytes, e.g. 64M".into());
+    }
+    Ok(total)
+}
+
+/// Bytes of pattern lists one thread holds at n: the east and west lists of one set E and
+/// their sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20,
+/// and 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18); three times the mean
+/// for the largest sets.
+pub fn list_bytes(n: u32) -> u64 {
+    let mean = 51_000.0 * 2.45f64.powi(n as i32 - 20);
+    (3.0 * 24.0 * mean) as u64
+}
+
+/// Memory available to the count: `--max-memory`, or 80% of MemAvailable.
+fn memory_limit(a: &EngineArgs) -> u64 {
+    a.max_memory.unwrap_or_else(|| {
+        std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| {
+                m.lines()
+                    .find_map(|l| l.strip_prefix("MemAvailable:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+            .map_or(1 << 30, |kb| kb * 1024 / 10 * 8)
+    })
+}
+
+/// What the engine choice resolves to for one count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnginePlan {
+    /// The engine that runs.
+    pub engine: Engine,
+    /// Bytes of the quadrant table it builds (0: none).
+    pub table_bytes: u64,
+    /// Estimated bytes of its per-thread lists, all threads.
+    pub list_bytes: u64,
+}
+
+impl EngineArgs {
+    /// Resolves the engine for n on `threads` threads, sets the quadrant table limit, and
+    /// refuses a count that would not fit in memory.
+    ///
+    /// # Errors
+    /// One line: the quadrant engine asked for an n it does not count, or a count whose
+    /// lists would not fit `--max-memory`.
+    pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
+        let limit = memory_limit(self);
+        let lists = list_bytes(n).saturating_mul(threads as u64);
+        let table = QuadrantTable::bytes(n / 2).filter(|&t| t + lists <= limit);
+        let fits = lists <= limit;
+        let engine = match self.engine {
+            EngineChoice::Backtrack => Engine::Backtrack,
+            EngineChoice::Auto if fits => Engine::auto(n),
+            EngineChoice::Auto => Engine::Backtrack,
+            EngineChoice::Quadrant => {
+                if !Engine::Quadrant.supports(n) {
+                    bail!(
+                        "the quadrant engine counts n = {}..{}, not {n}: use --engine backtrack (or auto)",
+                        quadrant::MIN_N,
+                        quadrant::MAX_N
+                    );
+                }
+                if !fits {
+                    bail!(
+                        "n = {n} with the quadrant engine needs about {} for its lists on {threads} thread(s), more than the {} allowed: use fewer --threads, a larger --max-memory, or --engine backtrack",
+                        bytes(lists),
+                        bytes(limit)
+                    );
+                }
+                Engine::Quadrant
+            }
+        };
+        quadrant::set_table_limit(table.unwrap_or(0));
+        Ok(EnginePlan {
+            engine,
+            table_bytes: if engine == Engine::Quadrant {
+                table.unwrap_or(0)
+            } else {
+                0
+            },
+            list_bytes: if engine == Engine::Quadrant { lists } else { 0 },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("4g"), Ok(4 << 30));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1G").is_err());
+        assert!(parse_size("2000T").unwrap_err().contains("largest"));
+    }
+
+    #[test]
+    fn list_estimate_matches_the_measured_means() {
+        // 3 x 24 bytes x the mean patterns per set: 1,400 at n = 16, 8,500 at 18.
+        assert_eq!(list_bytes(20), 3_672_000);
+        assert!((90_000..120_000).contains(&list_bytes(16)));
+    }
+
+    #[test]
+    fn an_explicit_quadrant_engine_refuses_what_it_cannot_count() {
+        let a = EngineArgs {
+            engine: EngineChoice::Quadrant,
+            max_memory: Some(1 << 30),
+        };
+        assert!(a.resolve(3, 1).is_err());
+        assert!(a.resolve(33, 1).is_err());
+        assert_eq!(a.resolve(16, 2).unwrap().engine, Engine::Quadrant);
+        let tight = EngineArgs {
+            engine: EngineChoice::Quadrant,
+            max_memory: Some(1 << 20),
+        };
+        let e = tight.resolve(24, 2).unwrap_err().to_string();
+        assert!(e.contains("more than the"), "{e}");
+        let auto = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(1 << 20),
+        };
+        assert_eq!(auto.resolve(24, 2).unwrap().engine, Engine::Backtrack);
+    }
+}
