@@ -13,6 +13,17 @@ pub enum Error {
         /// The largest size supported.
         max: u32,
     },
+    /// The chosen engine does not count this board size.
+    EngineRange {
+        /// The board size asked for.
+        n: u32,
+        /// The engine's name.
+        engine: &'static str,
+        /// Smallest size it counts.
+        min: u32,
+        /// Largest size it counts.
+        max: u32,
+    },
     /// A thread count of zero.
     NoThreads,
     /// More threads than [`MAX_THREADS`](crate::MAX_THREADS).
@@ -40,6 +51,12 @@ impl fmt::Display for Error {
                 f,
                 "board size {n} is out of range: n must be between 1 and {max}"
             ),
+            Error::EngineRange {
+                n,
+                engine,
+                min,
+                max,
+            } => write!(f, "the {engine} engine counts n = {min}..{max}, not {n}"),
             Error::NoThreads => write!(f, "thread count 0 is invalid: use at least 1 thread"),
             Error::TooManyThreads { threads, max } => write!(
                 f,

@@ -21,7 +21,7 @@ pub mod runner;
 
 pub use engine::construct::construct;
 pub use engine::counts::Counts;
-pub use engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
+pub use engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
 pub use engine::reference;
 pub use engine::solutions::{is_solution, Solutions, Step, Steps};
 pub use engine::symmetry::{canonical, orbit_size, Transform};
@@ -48,7 +48,8 @@ pub fn check_n(n: u64) -> Result<u32, Error> {
     }
 }
 
-/// Counts the solutions for `n` on all logical cores.
+/// Counts the solutions for `n` on all logical cores, with the faster engine for n
+/// ([`Engine::auto`]).
 ///
 /// # Errors
 /// [`Error::BoardSize`] unless `1 <= n <= 64`; see [`count_with_threads`].
@@ -70,5 +71,33 @@ pub fn count(n: u32) -> Result<Counts, Error> {
 /// [`Error::Inconsistent`] if the symmetry identities fail (which would be a bug).
 pub fn count_with_threads(n: u32, threads: usize) -> Result<Counts, Error> {
     let n = check_n(u64::from(n))?;
-    runner::local::count_plan(&UnitPlan::new(n), threads)
+    count_with_engine(n, threads, Engine::auto(n))
+}
+
+/// Counts the solutions for `n` on `threads` threads with a chosen engine.
+///
+/// # Examples
+/// ```
+/// use nqueens::Engine;
+/// let q = nqueens::count_with_engine(12, 2, Engine::Quadrant)?;
+/// let b = nqueens::count_with_engine(12, 2, Engine::Backtrack)?;
+/// assert_eq!((q.total, q.unique), (14_200, 1_787));
+/// assert_eq!((q.total, q.unique), (b.total, b.unique));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`count_with_threads`], and [`Error::EngineRange`] for an n the engine does not
+/// count (the quadrant engine counts 4..=32).
+pub fn count_with_engine(n: u32, threads: usize, engine: Engine) -> Result<Counts, Error> {
+    let n = check_n(u64::from(n))?;
+    if !engine.supports(n) {
+        return Err(Error::EngineRange {
+            n,
+            engine: engine.name(),
+            min: engine::quadrant::MIN_N,
+            max: engine::quadrant::MAX_N,
+        });
+    }
+    runner::local::count_plan(&UnitPlan::with_engine(n, engine), threads)
 }

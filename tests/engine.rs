@@ -1,7 +1,9 @@
 //! Cross-checks of the fast engine: against the reference solver (the oracle), against the
 //! known table, and of the unit plan's split.
 
-use nqueens::{count_with_threads, known, reference, UnitKind, UnitPlan};
+use nqueens::{
+    count_with_engine, count_with_threads, known, reference, Engine, UnitKind, UnitPlan,
+};
 
 #[test]
 fn engine_equals_reference_for_n_up_to_10_at_1_2_and_3_threads() {
@@ -152,4 +154,72 @@ fn thread_counts_beyond_the_cap_are_refused_before_any_thread_starts() {
         );
     }
     assert_eq!(count_with_threads(8, 0), Err(nqueens::Error::NoThreads));
+}
+
+/// The two engines must agree on everything: totals from independent methods, and the
+/// same F180/F90 searches.
+fn assert_engines_agree(n: u32, threads: usize) {
+    let q = count_with_engine(n, threads, Engine::Quadrant).unwrap();
+    let b = count_with_engine(n, threads, Engine::Backtrack).unwrap();
+    assert_eq!(
+        (q.total, q.unique, q.fixed180, q.fixed90),
+        (b.total, b.unique, b.fixed180, b.fixed90),
+        "n = {n}"
+    );
+    assert!(q.pairs_tested > 0 && b.pairs_tested == 0, "n = {n}");
+}
+
+#[test]
+fn quadrant_engine_equals_backtracking_from_4_to_14() {
+    for n in 4..=14 {
+        assert_engines_agree(n, 2);
+    }
+}
+
+#[test]
+#[ignore = "slow (a few minutes on 2 cores): cargo test --release -- --ignored"]
+fn quadrant_engine_equals_backtracking_from_15_to_18() {
+    for n in 15..=18 {
+        assert_engines_agree(n, 2);
+    }
+}
+
+#[test]
+fn the_engines_share_their_symmetric_units_result_for_result() {
+    // Units that coincide (the F180 and F90 searches) give identical results, nodes included.
+    for n in [9u32, 12] {
+        let q = UnitPlan::with_engine(n, Engine::Quadrant);
+        let b = UnitPlan::new(n);
+        let symmetric = |p: &UnitPlan| {
+            p.units()
+                .iter()
+                .filter(|u| matches!(u.kind, UnitKind::Fixed180 { .. } | UnitKind::Fixed90))
+                .map(|u| (u.kind, u.run(n as usize)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(symmetric(&q), symmetric(&b), "n = {n}");
+        assert_ne!(q.id(), b.id(), "the plans differ, so must their ids");
+    }
+}
+
+#[test]
+fn the_quadrant_engine_refuses_boards_it_cannot_count() {
+    for n in [1u32, 3, 33, 64] {
+        let e = count_with_engine(n, 1, Engine::Quadrant).unwrap_err();
+        assert!(
+            e.to_string().contains("quadrant engine counts n = 4..32"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn quadrant_units_summed_one_by_one_give_the_total() {
+    let n = 13u32;
+    let plan = UnitPlan::with_engine(n, Engine::Quadrant);
+    let mut t = nqueens::engine::counts::Tally::default();
+    for u in plan.units() {
+        t.add(&u.kind, &u.run(n as usize));
+    }
+    assert_eq!(t.finish(&plan).unwrap().total, 73_712);
 }
