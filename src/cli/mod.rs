@@ -9,6 +9,7 @@ pub mod format;
 pub mod merge;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod outfile;
 pub mod plan;
 pub mod progress;
 pub mod render;
@@ -48,7 +49,8 @@ pub enum Command {
     /// Print one solution for any N up to 10,000,000, built in O(N) and checked before it
     /// is printed.
     Solve(solve::SolveArgs),
-    /// Animate the backtracking search on the terminal (a step log when piped).
+    /// Animate the backtracking search on the terminal (keys: space, n, +, -, q), write it as
+    /// an animated SVG (--svg FILE), or print it as a step log when piped.
     Animate(animate::AnimateArgs),
     /// Benchmark this CPU: a fixed, checked workload on 1 thread and on all threads.
     ///
