@@ -14,6 +14,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::args::{parse_threads, SizeRange};
+use super::bfile::{CountFormat, Sequence};
 use super::format::{duration, grouped, si};
 use super::progress::Progress;
 use super::{default_threads, Outcome};
@@ -52,6 +53,13 @@ pub struct CountArgs {
     /// build with `--features mpi` and at least 2 ranks). --checkpoint is kept by rank 0.
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
+    /// Output format: text (the report; --json for JSON lines) or bfile (an OEIS b-file of
+    /// --sequence: `n a(n)` lines and nothing else).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "checkpoint", "shard", "mpi"])]
+    pub format: Option<CountFormat>,
+    /// The sequence of --format bfile: total (A000170, the default) or unique (A002562).
+    #[arg(long, value_enum, value_name = "SEQ", requires = "format")]
+    pub sequence: Option<Sequence>,
 }
 
 /// How a count compares with the known table.
@@ -495,6 +503,9 @@ pub fn run(a: &CountArgs) -> Outcome {
             a.sizes.end,
             duration(est)
         );
+    }
+    if a.format == Some(CountFormat::Bfile) {
+        return super::bfile::print_counts(a.sizes, a.sequence.unwrap_or_default(), threads);
     }
     let mut out = std::io::stdout().lock();
     if a.sizes.is_single() {

@@ -4,6 +4,7 @@
 pub mod animate;
 pub mod args;
 pub mod bench;
+pub mod bfile;
 pub mod count;
 pub mod format;
 pub mod merge;
@@ -40,7 +41,7 @@ pub enum Command {
     /// Count the solutions for N (or each N of a range A..B).
     Count(count::CountArgs),
     /// Count n = 1..MAX and check every value against the known table, Burnside's identity
-    /// and (n <= 10) the reference solver.
+    /// and (n <= 10) the reference solver; or recount the terms of an OEIS b-file (--bfile).
     Verify(verify::VerifyArgs),
     /// List the solutions for N in lexicographic order (all, --unique, --first, --limit K or
     /// --random), in a chosen format.
