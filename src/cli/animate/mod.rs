@@ -44,8 +44,8 @@ pub struct AnimateArgs {
     /// Board size N (1..32).
     #[arg(value_name = "N", value_parser = parse_animate_n, allow_negative_numbers = true)]
     pub n: u32,
-    /// Pause after each step, in milliseconds (ten times as long on a solution); only on a
-    /// terminal, the step log is written at full speed.
+    /// Pause after each step, in milliseconds (ten times as long on a solution), on the
+    /// terminal and between SVG frames; the step log is written at full speed.
     #[arg(long, value_name = "MS", default_value = "100", value_parser = parse_delay, allow_negative_numbers = true)]
     pub delay: u64,
     /// When to stop: at the first solution, after the whole search (all), or after K
