@@ -6,6 +6,10 @@
 //! after the program, so a terminal left in raw mode shows as two different settings. They
 //! are skipped (with a note) where script(1) is not installed.
 //!
+//! No test leaves a process behind, passing or failing: [`Pty`]'s `Drop` kills script(1)'s
+//! whole process group (the shell script runs and everything it started in the foreground)
+//! and every program pid a test registered with [`Pty::own`] (those that left the group).
+//!
 //! Not tested here: how a browser renders the SVG (a headless-Chromium screenshot would need
 //! Chromium from apt in CI); the SVG is checked as XML, frame by frame.
 
@@ -29,6 +33,11 @@ const PATIENCE: Duration = Duration::from_secs(20);
 /// A command running on a pseudo-terminal under script(1).
 struct Pty {
     child: Child,
+    /// The process group of the shell on the pseudo-terminal (script(1) makes the shell a
+    /// session and group leader, so its pid).
+    group: u32,
+    /// Programs started in their own session, killed by pid on drop.
+    owned: Vec<u32>,
     keys: Option<ChildStdin>,
     out: Arc<Mutex<Vec<u8>>>,
     /// Where the next `wait_for` starts looking.
@@ -41,7 +50,7 @@ impl Pty {
     fn start(shell_command: &str, env: &[(&str, &str)]) -> Option<Pty> {
         let bin = assert_cmd::cargo::cargo_bin("nqueens");
         let wrapped = format!(
-            "echo \"tty<$(stty -g)>\"; {shell_command}; echo \"rc<$?>\"; echo \"tty<$(stty -g)>\""
+            "echo \"group<$$>\"; echo \"tty<$(stty -g)>\"; {shell_command}; echo \"rc<$?>\"; echo \"tty<$(stty -g)>\""
         );
         let mut cmd = Command::new("script");
         cmd.args(["-qfec", &wrapped, "/dev/null"])
@@ -69,12 +78,39 @@ impl Pty {
             }
         });
         let keys = child.stdin.take();
-        Some(Pty {
+        let mut pty = Pty {
             child,
+            group: 0,
+            owned: Vec::new(),
             keys,
             out,
             seen: 0,
-        })
+        };
+        pty.group = pty.number_after("group<");
+        Some(pty)
+    }
+
+    /// Waits for `label` followed by a number and `>`; returns the number.
+    fn number_after(&mut self, label: &str) -> u32 {
+        self.wait_for(label);
+        self.wait_for(">");
+        let text = self.text();
+        let from = text[..self.seen].rfind(label).expect("just seen") + label.len();
+        text[from..self.seen - 1]
+            .parse()
+            .unwrap_or_else(|_| panic!("no number after {label:?} in {text:?}"))
+    }
+
+    /// Kills `pid` when the test ends, whatever happened (a program outside the group).
+    fn own(&mut self, pid: u32) {
+        self.owned.push(pid);
+    }
+
+    /// Closes the terminal the way a closed window or a killed ssh does: script(1) dies
+    /// and the master side of the pseudo-terminal with it.
+    fn hang_up(&mut self) {
+        let _ = self.child.kill(); // SIGKILL: script cannot pass anything on
+        let _ = self.child.wait();
     }
 
     fn text(&self) -> String {
@@ -113,7 +149,7 @@ impl Pty {
         let start = Instant::now();
         while self.child.try_wait().unwrap().is_none() {
             if start.elapsed() > PATIENCE {
-                let _ = self.child.kill();
+                // Drop kills the command and everything it started.
                 panic!("the command did not end; it drew:\n{:?}", self.text());
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -136,6 +172,30 @@ impl Pty {
             .unwrap_or_else(|| panic!("no exit code in {text:?}"));
         (rc, text)
     }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let mut targets = vec![format!("-{}", self.group)]; // the whole group
+        targets.extend(self.owned.iter().map(u32::to_string));
+        for target in targets {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &target])
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// True while `pid` is a live process (not gone, not a zombie nobody reaped yet).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // "pid (comm) S ...": the state follows the last ')'.
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        !state.starts_with(['Z', 'X'])
+    })
 }
 
 /// The step count on the last status line drawn in `text`.
@@ -227,7 +287,11 @@ fn the_end_of_the_search_restores_the_screen() {
 
 #[test]
 fn signals_restore_the_terminal() {
-    for signal in ["INT", "TERM", "HUP"] {
+    for (signal, code, said) in [
+        ("INT", 130, "interrupted: "),
+        ("TERM", 130, "interrupted: "),
+        ("HUP", 129, "hung up: "), // as a shell reports a program SIGHUP ended
+    ] {
         // --foreground: the program stays in the terminal's foreground process group.
         let command = format!(
             "timeout --foreground --preserve-status -s {signal} 1 $NQ animate 8 --delay 50 --until all"
@@ -236,7 +300,7 @@ fn signals_restore_the_terminal() {
             return;
         };
         pty.wait_for("trying row");
-        assert_ends(pty, 130, "interrupted: ");
+        assert_ends(pty, code, said);
     }
 }
 
@@ -254,6 +318,92 @@ fn a_panic_restores_the_terminal_before_its_message() {
         after_restore(&text).contains("test panic after 5 steps"),
         "{text:?}"
     );
+}
+
+#[test]
+fn a_closed_terminal_ends_the_program_running_or_paused() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: needs /proc to watch the program");
+        return;
+    }
+    // In the terminal's foreground group the kernel sends SIGHUP when the session leader
+    // goes; in a session of its own (setsid) no signal comes, and only the terminal itself
+    // (reads, writes, poll) says it is gone. Paused, the program writes nothing.
+    for (session, paused) in [
+        ("", false),
+        ("", true),
+        ("setsid -w ", false),
+        ("setsid -w ", true),
+    ] {
+        let command = format!(
+            "{session}sh -c 'echo \"pid<$$>\"; exec \"$NQ\" animate 8 --delay 200 --until all'"
+        );
+        let Some(mut pty) = Pty::start(&command, &[]) else {
+            return;
+        };
+        let pid = pty.number_after("pid<");
+        pty.own(pid);
+        pty.wait_for("q/Esc quit");
+        if paused {
+            pty.send(" ");
+            pty.wait_for("PAUSED");
+            pty.wait_for("q/Esc quit");
+        }
+        pty.hang_up();
+        let start = Instant::now();
+        while alive(pid) && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !alive(pid),
+            "animate ({session:?}, paused: {paused}) still runs {:?} after its terminal closed",
+            start.elapsed()
+        );
+    }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_step_log_ends_quietly_when_its_pipe_closes() {
+    // 32 queens until all: a log that would run for ages.
+    let mut child = Reaped(
+        Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(["animate", "32", "--until", "all"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs"),
+    );
+    let mut first = [0u8; 8];
+    let mut stdout = child.0.stdout.take().expect("piped");
+    stdout.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"place 1 ");
+    drop(stdout); // `| head -c 8`
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the log runs on after its pipe closed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    let mut stderr = child.0.stderr.take().expect("piped");
+    stderr.read_to_string(&mut err).unwrap();
+    assert!(status.success(), "{status:?}: {err}");
+    assert!(err.is_empty(), "{err}");
 }
 
 #[test]

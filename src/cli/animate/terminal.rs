@@ -16,14 +16,21 @@
 //! when only that fits, and otherwise one line says which size it needs; a resize redraws.
 //!
 //! The terminal is restored on every way out: the end of the search, `q`, Ctrl-C (a key in
-//! raw mode), SIGINT, SIGTERM and SIGHUP (the `ctrlc` crate turns them into a flag the loop
-//! checks at least every 50 ms), an error (the [`Terminal`] guard's `Drop`) and a panic (a
-//! panic hook restores before the default message is printed: the release build aborts on
-//! panic, so `Drop` would not run). Only SIGKILL leaves it as it was.
+//! raw mode), SIGINT and SIGTERM (the `ctrlc` crate turns them into a flag the loop checks at
+//! least every 50 ms), the end of the terminal (below), an error (the [`Terminal`] guard's
+//! `Drop`) and a panic (a panic hook restores before the default message is printed: the
+//! release build aborts on panic, so `Drop` would not run). Only SIGKILL leaves it as it was.
+//!
+//! When the terminal goes away — SIGHUP, the terminal reporting a hang-up, a failed read of
+//! its keys or a failed write to it — the program stops within 50 ms, restores what it can
+//! (errors ignored), tries to print `hung up: …` and exits with code 129 (128 + SIGHUP, what
+//! a shell reports for a program SIGHUP ended). Keys are read on a thread of their own, never
+//! in the drawing loop: see [`hangup`](super::hangup) for why.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,6 +40,7 @@ use crossterm::style::{Color, Print, ResetColor, SetBackgroundColor, SetForegrou
 use crossterm::terminal::{self, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, queue};
 
+use super::hangup::Hangup;
 use super::{record, AnimateArgs, Tally, DELAY_MAX_MS};
 use crate::cli::render::one_based;
 use crate::cli::Outcome;
@@ -97,8 +105,22 @@ enum End {
     Finished,
     /// `q` or Esc.
     Quit,
-    /// Ctrl-C, SIGINT, SIGTERM or SIGHUP.
+    /// Ctrl-C, SIGINT or SIGTERM.
     Interrupted,
+    /// The terminal went away: SIGHUP, a hang-up, a failed read or write.
+    HungUp,
+}
+
+impl End {
+    /// The word the summary starts with, and the exit code.
+    fn report(self) -> (&'static str, u8) {
+        match self {
+            End::Finished => ("done", 0),
+            End::Quit => ("quit", 0),
+            End::Interrupted => ("interrupted", 130), // the shell's code for SIGINT
+            End::HungUp => ("hung up", 129),          // and for SIGHUP
+        }
+    }
 }
 
 /// What a key asks for.
@@ -148,6 +170,7 @@ pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
+    let hangup = Hangup::watch().context("cannot install the SIGHUP handler")?;
     let panic_after = std::env::var(PANIC_HOOK_VAR)
         .ok()
         .and_then(|v| v.parse::<u64>().ok());
@@ -162,94 +185,134 @@ pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
     let mut last_solution = None;
     let end = {
         let _terminal = Terminal::enter()?;
+        let watch = Watch {
+            stop: &stop,
+            hangup: &hangup,
+            events: events(),
+        };
         drive(
             &mut steps,
             &mut view,
-            &stop,
+            &watch,
             panic_after,
             &mut last_solution,
-        )?
+        )
     }; // the terminal is restored here
-    let mut out = io::stdout().lock();
-    if let Some(p) = &last_solution {
-        writeln!(out, "solution {}: {}", view.tally.solutions, one_based(p))?;
-    }
-    let summary = view.tally.summary();
-    match end {
-        End::Finished => writeln!(out, "done: {summary}")?,
-        End::Quit => writeln!(out, "quit: {summary}")?,
-        End::Interrupted => {
-            writeln!(out, "interrupted: {summary}")?;
-            return Ok(ExitCode::from(130)); // the shell's code for a run stopped by SIGINT
+    let (word, code) = end.report();
+    let printed = (|| {
+        let mut out = io::stdout().lock();
+        if let Some(p) = &last_solution {
+            writeln!(out, "solution {}: {}", view.tally.solutions, one_based(p))?;
         }
-    }
-    Ok(ExitCode::SUCCESS)
+        writeln!(out, "{word}: {}", view.tally.summary())?;
+        out.flush()
+    })();
+    // The terminal is stdout: if it cannot take two lines, it is gone. Nothing to report to.
+    let code = if printed.is_ok() { code } else { 129 };
+    Ok(ExitCode::from(code))
+}
+
+/// Keys and resizes, read by crossterm on a thread of its own, so that the drawing loop
+/// never waits inside crossterm (which never returns once the terminal is gone). The
+/// thread ends after the first read error; it is still waiting for a key when the process
+/// exits, which ends it.
+fn events() -> Receiver<io::Result<Event>> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || loop {
+        let event = event::read();
+        let failed = event.is_err();
+        if send.send(event).is_err() || failed {
+            break;
+        }
+    });
+    receive
+}
+
+/// What the drawing loop watches besides the clock: signals, the terminal, keys.
+struct Watch<'a> {
+    /// Ctrl-C, SIGINT, SIGTERM (and SIGHUP: `ctrlc` catches it too).
+    stop: &'a AtomicBool,
+    hangup: &'a Hangup,
+    events: Receiver<io::Result<Event>>,
 }
 
 /// The event loop: a step whenever the delay has passed (unless paused), keys and resizes
-/// in between.
+/// in between. A failed write to the terminal means it is gone.
 fn drive(
     steps: &mut Steps,
     view: &mut View,
-    stop: &AtomicBool,
+    watch: &Watch,
     panic_after: Option<u64>,
     last_solution: &mut Option<Vec<usize>>,
-) -> io::Result<End> {
+) -> End {
     let mut size = usable(terminal::size().unwrap_or(FALLBACK_SIZE));
     let mut out = io::stdout();
-    show(&mut out, steps, view, size)?;
+    if show(&mut out, steps, view, size).is_err() {
+        return End::HungUp;
+    }
     let mut due = Instant::now() + Duration::from_millis(view.delay_ms);
     loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(End::Interrupted);
+        // SIGHUP also raises `stop`: ask about the terminal first.
+        if watch.hangup.happened() {
+            return End::HungUp;
+        }
+        if watch.stop.load(Ordering::Relaxed) {
+            return End::Interrupted;
         }
         let now = Instant::now();
         let mut step_now = !view.paused && now >= due;
         if !step_now {
-            // Poll in short slices so a signal is seen within 50 ms.
+            // Wait in short slices so a signal or a hang-up is seen within 50 ms; paused,
+            // the loop sleeps here, 50 ms at a time, until a key comes.
             let wait = if view.paused {
                 Duration::from_millis(50)
             } else {
                 (due - now).min(Duration::from_millis(50))
             };
-            if event::poll(wait)? {
-                match event::read()? {
-                    Event::Key(k) => match action(k) {
-                        Some(Action::Quit) => return Ok(End::Quit),
-                        Some(Action::Interrupt) => return Ok(End::Interrupted),
-                        Some(Action::Pause) => {
-                            view.paused = !view.paused;
-                            due = Instant::now() + Duration::from_millis(view.delay_ms);
-                        }
-                        Some(Action::Step) => step_now = view.paused,
-                        Some(Action::Faster) => {
-                            view.delay_ms /= 2;
-                            due = due.min(Instant::now() + Duration::from_millis(view.delay_ms));
-                        }
-                        Some(Action::Slower) => {
-                            view.delay_ms = (view.delay_ms * 2).clamp(1, DELAY_MAX_MS);
-                        }
-                        None => continue,
-                    },
-                    Event::Resize(cols, rows) => {
-                        size = usable((cols, rows));
-                        queue!(out, Clear(ClearType::All))?;
+            let event = match watch.events.recv_timeout(wait) {
+                Ok(Ok(event)) => event,
+                Err(RecvTimeoutError::Timeout) => continue,
+                // The reader failed (end of file, EIO): the terminal is gone.
+                Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return End::HungUp,
+            };
+            match event {
+                Event::Key(k) => match action(k) {
+                    Some(Action::Quit) => return End::Quit,
+                    Some(Action::Interrupt) => return End::Interrupted,
+                    Some(Action::Pause) => {
+                        view.paused = !view.paused;
+                        due = Instant::now() + Duration::from_millis(view.delay_ms);
                     }
-                    _ => continue,
+                    Some(Action::Step) => step_now = view.paused,
+                    Some(Action::Faster) => {
+                        view.delay_ms /= 2;
+                        due = due.min(Instant::now() + Duration::from_millis(view.delay_ms));
+                    }
+                    Some(Action::Slower) => {
+                        view.delay_ms = (view.delay_ms * 2).clamp(1, DELAY_MAX_MS);
+                    }
+                    None => continue,
+                },
+                Event::Resize(cols, rows) => {
+                    size = usable((cols, rows));
+                    if queue!(out, Clear(ClearType::All)).is_err() {
+                        return End::HungUp;
+                    }
                 }
-                if !step_now {
-                    show(&mut out, steps, view, size)?;
+                _ => continue,
+            }
+            if !step_now {
+                if show(&mut out, steps, view, size).is_err() {
+                    return End::HungUp;
                 }
+                continue;
             }
         }
-        if !step_now {
-            continue;
-        }
         if view.finished {
-            return Ok(End::Finished);
+            return End::Finished;
         }
         let Some(step) = steps.next() else {
-            return Ok(End::Finished);
+            return End::Finished;
         };
         view.what = record(step, steps, &mut view.tally);
         let mut pause = Duration::from_millis(view.delay_ms);
@@ -258,7 +321,9 @@ fn drive(
             pause *= 10; // time to look at a solution
         }
         view.finished = view.args.until.reached(view.tally.solutions);
-        show(&mut out, steps, view, size)?;
+        if show(&mut out, steps, view, size).is_err() {
+            return End::HungUp;
+        }
         due = Instant::now() + pause;
         if panic_after.is_some_and(|k| view.tally.steps >= k) {
             panic!(
