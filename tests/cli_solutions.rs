@@ -1,6 +1,7 @@
 //! CLI tests of `solutions` (alias `list`), `solve` and `animate`: every format pinned for a
 //! small board, listings checked against the library's counts and validator, the animation's
-//! step log written out by hand, and the one-line errors of bad input.
+//! step log written out by hand, and the one-line errors of bad input. `animate` on a terminal
+//! and as an SVG: `cli_animate.rs`.
 
 mod common;
 
@@ -460,50 +461,4 @@ fn rejects_random_beyond_its_practical_limit() {
         err.contains("n <= 16") && err.contains("nqueens solve 17"),
         "{err}"
     );
-}
-
-/// Runs `command` under script(1), which gives it a pseudo-terminal; returns its exit code
-/// and everything it drew. `None` if script(1) is not installed.
-fn on_a_terminal(command: &str) -> Option<(Option<i32>, String)> {
-    let out = Command::new("script")
-        .args(["-qfec", command, "/dev/null"])
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    Some((
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    ))
-}
-
-#[test]
-fn animate_on_a_terminal_restores_the_screen_at_the_end_and_on_ctrl_c() {
-    const ENTER: &str = "\x1b[?1049h\x1b[?25l"; // alternate screen, cursor hidden
-    const RESTORE: &str = "\x1b[?25h\x1b[?1049l"; // cursor shown, main screen back
-    let bin = assert_cmd::cargo::cargo_bin("nqueens");
-    let Some((code, screen)) = on_a_terminal(&format!("'{}' animate 5 --delay 0", bin.display()))
-    else {
-        eprintln!("skipped: script(1) is not installed");
-        return;
-    };
-    assert_eq!(code, Some(0), "{screen}");
-    assert!(screen.contains(ENTER), "{screen}");
-    assert!(screen.contains("trying row"), "{screen}");
-    let restored = screen.rfind(RESTORE).expect("the terminal is restored");
-    assert!(
-        screen[restored..].contains("done: 5 steps, 1 solution"),
-        "{screen}"
-    );
-
-    // SIGINT half a second into a long run: restored, then the summary, exit code 130.
-    let command = format!(
-        "timeout --preserve-status -s INT 0.5 '{}' animate 8 --delay 50 --until all",
-        bin.display()
-    );
-    let (code, screen) = on_a_terminal(&command).expect("script(1) ran above");
-    assert_eq!(code, Some(130), "{screen}");
-    let restored = screen
-        .rfind(RESTORE)
-        .expect("the terminal is restored after Ctrl-C");
-    assert!(screen[restored..].contains("interrupted: "), "{screen}");
 }

@@ -10,6 +10,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::args::{parse_threads, SizeRange};
+use super::bfile::{CountFormat, Sequence};
 use super::engine::EngineArgs;
 use super::format::{duration, grouped};
 use super::progress::Progress;
@@ -52,6 +53,13 @@ pub struct CountArgs {
     /// build with `--features mpi` and at least 2 ranks). --checkpoint is kept by rank 0.
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
+    /// Output format: text (the report; --json for JSON lines) or bfile (an OEIS b-file of
+    /// --sequence: `n a(n)` lines and nothing else).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "checkpoint", "shard", "mpi"])]
+    pub format: Option<CountFormat>,
+    /// The sequence of --format bfile: total (A000170, the default) or unique (A002562).
+    #[arg(long, value_enum, value_name = "SEQ", requires = "format")]
+    pub sequence: Option<Sequence>,
     /// Engine selection.
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -162,6 +170,14 @@ pub fn run(a: &CountArgs) -> Outcome {
             "warning: counting n = {} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
             a.sizes.end,
             duration(est)
+        );
+    }
+    if a.format == Some(CountFormat::Bfile) {
+        return super::bfile::print_counts(
+            a.sizes,
+            a.sequence.unwrap_or_default(),
+            threads,
+            &a.engine,
         );
     }
     if a.sizes.is_single() {

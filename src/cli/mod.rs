@@ -4,12 +4,14 @@
 pub mod animate;
 pub mod args;
 pub mod bench;
+pub mod bfile;
 pub mod count;
 pub mod engine;
 pub mod format;
 pub mod merge;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod outfile;
 pub mod plan;
 pub mod progress;
 pub mod render;
@@ -42,7 +44,7 @@ pub enum Command {
     /// Count the solutions for N (or each N of a range A..B).
     Count(count::CountArgs),
     /// Count n = 1..MAX and check every value against the known table, Burnside's identity
-    /// and (n <= 10) the reference solver.
+    /// and (n <= 10) the reference solver; or recount the terms of an OEIS b-file (--bfile).
     Verify(verify::VerifyArgs),
     /// List the solutions for N in lexicographic order (all, --unique, --first, --limit K or
     /// --random), in a chosen format.
@@ -51,7 +53,8 @@ pub enum Command {
     /// Print one solution for any N up to 10,000,000, built in O(N) and checked before it
     /// is printed.
     Solve(solve::SolveArgs),
-    /// Animate the backtracking search on the terminal (a step log when piped).
+    /// Animate the backtracking search on the terminal (keys: space, n, +, -, q), write it as
+    /// an animated SVG (--svg FILE), or print it as a step log when piped.
     Animate(animate::AnimateArgs),
     /// Benchmark this CPU: a fixed, checked workload on 1 thread and on all threads.
     ///

@@ -201,21 +201,12 @@ fn board(buf: &mut Vec<u8>, perm: &[usize], [queen, light, dark]: [&str; 3]) {
 }
 
 /// Side of one square in the SVG, in pixels.
-const SQUARE: usize = 40;
+pub const SQUARE: usize = 40;
 
-/// Appends an SVG document of one board: light background, dark squares, and a crown for
-/// each queen (dark with a white outline, visible on both colours). Colours are the usual
-/// wooden-board pair #f0d9b5 / #b58863.
-fn svg(buf: &mut Vec<u8>, perm: &[usize]) {
+/// Appends the empty board of an SVG picture: the light background, then the dark squares.
+pub fn svg_squares(s: &mut String, n: usize) {
     use std::fmt::Write as _;
-    let n = perm.len();
     let side = n * SQUARE;
-    let mut s = String::with_capacity(200 + n * n * 30);
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" viewBox="0 0 {side} {side}">"#
-    );
-    let _ = writeln!(s, "<title>{n} queens: {}</title>", one_based(perm));
     let _ = writeln!(
         s,
         r##"<rect width="{side}" height="{side}" fill="#f0d9b5"/>"##
@@ -231,16 +222,39 @@ fn svg(buf: &mut Vec<u8>, perm: &[usize]) {
         }
     }
     s.push_str("</g>\n");
+}
+
+/// Paint of the crowns ([`svg_crown`]): dark with a white outline, visible on both colours.
+pub const SVG_CROWN_STYLE: &str =
+    r##"fill="#222222" stroke="#ffffff" stroke-width="1.5" stroke-linejoin="round""##;
+
+/// The path data of a queen's crown in the square whose top-left corner is (x, y): a
+/// five-point crown from (7,28) to (33,28) and a base bar below it, in a 40 px square.
+pub fn svg_crown(x: usize, y: usize) -> String {
+    let (x, y) = (x + 7, y + 28);
+    format!("M{x} {y}l-3 -16l8 8l2 -11l6 9l6 -9l2 11l8 -8l-3 16zm0 3h26v4h-26z")
+}
+
+/// Appends an SVG document of one board: light background, dark squares, and a crown for
+/// each queen (dark with a white outline, visible on both colours). Colours are the usual
+/// wooden-board pair #f0d9b5 / #b58863.
+fn svg(buf: &mut Vec<u8>, perm: &[usize]) {
+    use std::fmt::Write as _;
+    let n = perm.len();
+    let side = n * SQUARE;
+    let mut s = String::with_capacity(200 + n * n * 30);
     let _ = writeln!(
         s,
-        r##"<g fill="#222222" stroke="#ffffff" stroke-width="1.5" stroke-linejoin="round">"##
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" viewBox="0 0 {side} {side}">"#
     );
+    let _ = writeln!(s, "<title>{n} queens: {}</title>", one_based(perm));
+    svg_squares(&mut s, n);
+    let _ = writeln!(s, "<g {SVG_CROWN_STYLE}>");
     for (row, &col) in perm.iter().enumerate() {
-        // A five-point crown from (7,28) to (33,28) and a base bar below it, in a 40 px square.
-        let (x, y) = (col * SQUARE + 7, row * SQUARE + 28);
         let _ = writeln!(
             s,
-            r#"<path d="M{x} {y}l-3 -16l8 8l2 -11l6 9l6 -9l2 11l8 -8l-3 16zm0 3h26v4h-26z"/>"#
+            r#"<path d="{}"/>"#,
+            svg_crown(col * SQUARE, row * SQUARE)
         );
     }
     s.push_str("</g>\n</svg>\n");

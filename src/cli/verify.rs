@@ -3,11 +3,13 @@
 //! and for n <= 10 the independent reference solver.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use super::args::{parse_n, parse_threads};
+use super::bfile::Sequence;
 use super::engine::EngineArgs;
 use super::format::grouped;
 use super::report::{is_failed_check, timed_count, KnownCheck};
@@ -26,6 +28,13 @@ pub struct VerifyArgs {
     /// Worker threads (1..4096). Default: all logical cores.
     #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
+    /// Check an OEIS b-file instead of the table: recount each term with n <= --max and
+    /// report it as ok, MISMATCH or skipped. `-` reads stdin.
+    #[arg(long, value_name = "FILE")]
+    pub bfile: Option<PathBuf>,
+    /// The sequence of --bfile: total (A000170, the default) or unique (A002562).
+    #[arg(long, value_enum, value_name = "SEQ", requires = "bfile")]
+    pub sequence: Option<Sequence>,
     /// Engine selection (auto: the quadrant engine from n = 12 on). To cross-check the two
     /// engines, run verify once with each.
     #[command(flatten)]
@@ -35,6 +44,15 @@ pub struct VerifyArgs {
 /// Runs `verify`.
 pub fn run(a: &VerifyArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
+    if let Some(path) = &a.bfile {
+        return super::bfile::verify(
+            path,
+            a.sequence.unwrap_or_default(),
+            a.max,
+            threads,
+            &a.engine,
+        );
+    }
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

@@ -1,0 +1,530 @@
+//! CLI tests of `animate` on a terminal and as an SVG.
+//!
+//! The terminal tests run the binary on a pseudo-terminal made by script(1) (util-linux): the
+//! test writes keys into script's stdin, which reaches the program as typed input, and reads
+//! everything the program draws from script's stdout. Each run prints `stty -g` before and
+//! after the program, so a terminal left in raw mode shows as two different settings. They
+//! are skipped (with a note) where script(1) is not installed.
+//!
+//! No test leaves a process behind, passing or failing: [`Pty`]'s `Drop` kills script(1)'s
+//! whole process group (the shell script runs and everything it started in the foreground)
+//! and every program pid a test registered with [`Pty::own`] (those that left the group).
+//!
+//! Not tested here: how a browser renders the SVG (a headless-Chromium screenshot would need
+//! Chromium from apt in CI); the SVG is checked as XML, frame by frame.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::nqueens;
+
+/// Alternate screen on, cursor hidden: crossterm's sequences as the program sends them.
+const ENTER: &str = "\x1b[?1049h\x1b[?25l";
+/// Cursor shown, main screen back.
+const RESTORE: &str = "\x1b[?25h\x1b[?1049l";
+/// How long a test waits for text to appear.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A command running on a pseudo-terminal under script(1).
+struct Pty {
+    child: Child,
+    /// The process group of the shell on the pseudo-terminal (script(1) makes the shell a
+    /// session and group leader, so its pid).
+    group: u32,
+    /// Programs started in their own session, killed by pid on drop.
+    owned: Vec<u32>,
+    keys: Option<ChildStdin>,
+    out: Arc<Mutex<Vec<u8>>>,
+    /// Where the next `wait_for` starts looking.
+    seen: usize,
+}
+
+impl Pty {
+    /// Runs `shell_command` (sh syntax, `$NQ` is the binary) on a pseudo-terminal, printing
+    /// the terminal settings before and after it. `None` if script(1) is not installed.
+    fn start(shell_command: &str, env: &[(&str, &str)]) -> Option<Pty> {
+        let bin = assert_cmd::cargo::cargo_bin("nqueens");
+        let wrapped = format!(
+            "echo \"group<$$>\"; echo \"tty<$(stty -g)>\"; {shell_command}; echo \"rc<$?>\"; echo \"tty<$(stty -g)>\""
+        );
+        let mut cmd = Command::new("script");
+        cmd.args(["-qfec", &wrapped, "/dev/null"])
+            .env("NQ", bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let Ok(mut child) = cmd.spawn() else {
+            eprintln!("skipped: script(1) is not installed");
+            return None;
+        };
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let mut stdout = child.stdout.take().expect("piped");
+        let sink = Arc::clone(&out);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(k) = stdout.read(&mut buf) {
+                if k == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..k]);
+            }
+        });
+        let keys = child.stdin.take();
+        let mut pty = Pty {
+            child,
+            group: 0,
+            owned: Vec::new(),
+            keys,
+            out,
+            seen: 0,
+        };
+        pty.group = pty.number_after("group<");
+        Some(pty)
+    }
+
+    /// Waits for `label` followed by a number and `>`; returns the number.
+    fn number_after(&mut self, label: &str) -> u32 {
+        self.wait_for(label);
+        self.wait_for(">");
+        let text = self.text();
+        let from = text[..self.seen].rfind(label).expect("just seen") + label.len();
+        text[from..self.seen - 1]
+            .parse()
+            .unwrap_or_else(|_| panic!("no number after {label:?} in {text:?}"))
+    }
+
+    /// Kills `pid` when the test ends, whatever happened (a program outside the group).
+    fn own(&mut self, pid: u32) {
+        self.owned.push(pid);
+    }
+
+    /// Closes the terminal the way a closed window or a killed ssh does: script(1) dies
+    /// and the master side of the pseudo-terminal with it.
+    fn hang_up(&mut self) {
+        let _ = self.child.kill(); // SIGKILL: script cannot pass anything on
+        let _ = self.child.wait();
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.out.lock().unwrap()).into_owned()
+    }
+
+    /// Waits until `needle` is drawn after what earlier waits saw; returns the text from
+    /// there to its end.
+    fn wait_for(&mut self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if let Some(at) = text.get(self.seen..).and_then(|t| t.find(needle)) {
+                let from = self.seen + at;
+                self.seen = from + needle.len();
+                return text[from..].to_string();
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "{needle:?} never appeared; the terminal showed:\n{text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Types `keys`.
+    fn send(&mut self, keys: &str) {
+        let k = self.keys.as_mut().expect("stdin is open");
+        k.write_all(keys.as_bytes()).unwrap();
+        k.flush().unwrap();
+    }
+
+    /// Waits for the command to end; returns its exit code and everything it drew, after
+    /// checking that the terminal settings afterwards equal those before.
+    fn finish(mut self) -> (i32, String) {
+        let start = Instant::now();
+        while self.child.try_wait().unwrap().is_none() {
+            if start.elapsed() > PATIENCE {
+                // Drop kills the command and everything it started.
+                panic!("the command did not end; it drew:\n{:?}", self.text());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        drop(self.keys.take());
+        std::thread::sleep(Duration::from_millis(100)); // the reader drains the pipe
+        let text = self.text();
+        let ttys: Vec<&str> = text
+            .split("tty<")
+            .skip(1)
+            .map(|s| s.split('>').next().unwrap())
+            .collect();
+        assert_eq!(ttys.len(), 2, "{text:?}");
+        assert_eq!(ttys[0], ttys[1], "terminal settings changed: {text:?}");
+        let rc = text
+            .rsplit("rc<")
+            .next()
+            .and_then(|s| s.split('>').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no exit code in {text:?}"));
+        (rc, text)
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let mut targets = vec![format!("-{}", self.group)]; // the whole group
+        targets.extend(self.owned.iter().map(u32::to_string));
+        for target in targets {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &target])
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// True while `pid` is a live process (not gone, not a zombie nobody reaped yet).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // "pid (comm) S ...": the state follows the last ')'.
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        !state.starts_with(['Z', 'X'])
+    })
+}
+
+/// The step count on the last status line drawn in `text`.
+fn last_step(text: &str) -> u64 {
+    // The status line starts a line: after the cursor move "ESC [ row ; 1 H".
+    let at = text.rfind("H step ").expect("a status line") + "H step ".len();
+    text[at..]
+        .split(' ')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .expect("a step count")
+}
+
+/// Waits for the end of `pty`; asserts its exit code and that what the program printed once
+/// the screen was restored starts with `said`. Returns everything drawn.
+fn assert_ends(pty: Pty, code: i32, said: &str) -> String {
+    let (rc, text) = pty.finish();
+    assert_eq!(rc, code, "{text:?}");
+    assert!(after_restore(&text).starts_with(said), "{text:?}");
+    text
+}
+
+/// What the program printed once the terminal was restored.
+fn after_restore(text: &str) -> &str {
+    &text[text.rfind(RESTORE).expect("the screen is restored") + RESTORE.len()..]
+}
+
+#[test]
+fn keys_pause_step_change_the_delay_and_quit() {
+    let Some(mut pty) = Pty::start("$NQ animate 8 --delay 200 --until all", &[]) else {
+        return;
+    };
+    pty.wait_for(ENTER);
+    pty.wait_for("space pause/resume   n/→ step   +/- faster/slower   q/Esc quit");
+    pty.send(" ");
+    pty.wait_for("delay 200 ms   PAUSED");
+    pty.wait_for("q/Esc quit"); // the status line of the paused frame is drawn
+    let k = last_step(&pty.text());
+    pty.send("n");
+    pty.wait_for(&format!("H step {} ", k + 1));
+    pty.send("\x1b[C"); // →
+    pty.wait_for(&format!("H step {} ", k + 2));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        last_step(&pty.text()),
+        k + 2,
+        "paused means no step without a key"
+    );
+    pty.send("+");
+    pty.wait_for("delay 100 ms   PAUSED");
+    pty.send("--");
+    pty.wait_for("delay 400 ms   PAUSED");
+    pty.send(" ");
+    pty.wait_for(&format!("H step {} ", k + 3)); // running again
+    pty.send("q");
+    assert_ends(pty, 0, "quit: ");
+}
+
+#[test]
+fn escape_quits_and_ctrl_c_interrupts() {
+    let Some(mut pty) = Pty::start("$NQ animate 8 --delay 50 --until all", &[]) else {
+        return;
+    };
+    pty.wait_for("q/Esc quit");
+    pty.send("\x1b");
+    assert_ends(pty, 0, "quit: ");
+
+    let mut pty = Pty::start("$NQ animate 8 --delay 50 --until all", &[]).expect("ran above");
+    pty.wait_for("q/Esc quit");
+    pty.send("\x03"); // Ctrl-C, a key in raw mode
+    assert_ends(pty, 130, "interrupted: ");
+}
+
+#[test]
+fn the_end_of_the_search_restores_the_screen() {
+    let Some(pty) = Pty::start("$NQ animate 5 --delay 0", &[]) else {
+        return;
+    };
+    let text = assert_ends(
+        pty,
+        0,
+        "solution 1: 1 3 5 2 4\r\ndone: 5 steps, 1 solution\r\n",
+    );
+    assert!(
+        text.contains(ENTER) && text.contains("trying row"),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn signals_restore_the_terminal() {
+    for (signal, code, said) in [
+        ("INT", 130, "interrupted: "),
+        ("TERM", 130, "interrupted: "),
+        ("HUP", 129, "hung up: "), // as a shell reports a program SIGHUP ended
+    ] {
+        // --foreground: the program stays in the terminal's foreground process group.
+        let command = format!(
+            "timeout --foreground --preserve-status -s {signal} 1 $NQ animate 8 --delay 50 --until all"
+        );
+        let Some(mut pty) = Pty::start(&command, &[]) else {
+            return;
+        };
+        pty.wait_for("trying row");
+        assert_ends(pty, code, said);
+    }
+}
+
+#[test]
+fn a_panic_restores_the_terminal_before_its_message() {
+    let Some(pty) = Pty::start(
+        "$NQ animate 8 --delay 0 --until all",
+        &[("NQUEENS_TEST_PANIC_AFTER", "5")],
+    ) else {
+        return;
+    };
+    let (rc, text) = pty.finish();
+    assert_ne!(rc, 0, "{text:?}");
+    assert!(
+        after_restore(&text).contains("test panic after 5 steps"),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn a_closed_terminal_ends_the_program_running_or_paused() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: needs /proc to watch the program");
+        return;
+    }
+    // In the terminal's foreground group the kernel sends SIGHUP when the session leader
+    // goes; in a session of its own (setsid) no signal comes, and only the terminal itself
+    // (reads, writes, poll) says it is gone. Paused, the program writes nothing.
+    for (session, paused) in [
+        ("", false),
+        ("", true),
+        ("setsid -w ", false),
+        ("setsid -w ", true),
+    ] {
+        let command = format!(
+            "{session}sh -c 'echo \"pid<$$>\"; exec \"$NQ\" animate 8 --delay 200 --until all'"
+        );
+        let Some(mut pty) = Pty::start(&command, &[]) else {
+            return;
+        };
+        let pid = pty.number_after("pid<");
+        pty.own(pid);
+        pty.wait_for("q/Esc quit");
+        if paused {
+            pty.send(" ");
+            pty.wait_for("PAUSED");
+            pty.wait_for("q/Esc quit");
+        }
+        pty.hang_up();
+        let start = Instant::now();
+        while alive(pid) && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !alive(pid),
+            "animate ({session:?}, paused: {paused}) still runs {:?} after its terminal closed",
+            start.elapsed()
+        );
+    }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_step_log_ends_quietly_when_its_pipe_closes() {
+    // 32 queens until all: a log that would run for ages.
+    let mut child = Reaped(
+        Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(["animate", "32", "--until", "all"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs"),
+    );
+    let mut first = [0u8; 8];
+    let mut stdout = child.0.stdout.take().expect("piped");
+    stdout.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"place 1 ");
+    drop(stdout); // `| head -c 8`
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the log runs on after its pipe closed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    let mut stderr = child.0.stderr.take().expect("piped");
+    stderr.read_to_string(&mut err).unwrap();
+    assert!(status.success(), "{status:?}: {err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn a_board_too_large_says_so_then_redraws_compact_and_full_on_resize() {
+    // 12 queens: full needs 25 x 15, compact 13 x 15.
+    let dir = scratch("resize");
+    let (go1, go2) = (dir.join("go1"), dir.join("go2"));
+    let command = format!(
+        "stty rows 10 cols 60; \
+         (until [ -e {g1} ]; do sleep 0.05; done; stty rows 15 cols 24 </dev/tty; \
+          until [ -e {g2} ]; do sleep 0.05; done; stty rows 30 cols 80 </dev/tty) & \
+         $NQ animate 12 --delay 100 --until all",
+        g1 = go1.display(),
+        g2 = go2.display()
+    );
+    let Some(mut pty) = Pty::start(&command, &[]) else {
+        return;
+    };
+    pty.wait_for(" too small for 12 queens: need 13x15, have 60x10");
+    std::fs::write(&go1, "").unwrap();
+    let compact = pty.wait_for(" 12-queens backtracking ");
+    assert!(!compact.contains('♛'), "{compact:?}");
+    pty.wait_for("Q");
+    std::fs::write(&go2, "").unwrap();
+    pty.wait_for("♛");
+    pty.send("q");
+    assert_ends(pty, 0, "quit: ");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A fresh empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nqueens-animate-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The frames of an animated SVG: the `<g class="f…">` elements, as their status texts.
+fn frames_of(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("the SVG is well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(
+        root.tag_name().namespace(),
+        Some("http://www.w3.org/2000/svg")
+    );
+    assert!(doc.descendants().all(|n| n.tag_name().name() != "script"));
+    doc.descendants()
+        .filter(|n| {
+            n.tag_name().name() == "g"
+                && n.attribute("class")
+                    .is_some_and(|c| c.split(' ').any(|w| w == "f"))
+        })
+        .map(|g| {
+            let text = g
+                .children()
+                .find(|c| c.tag_name().name() == "text")
+                .expect("every frame has a status line");
+            text.text().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn svg_has_one_frame_per_step_of_the_log() {
+    let log = nqueens().args(["animate", "8"]).output().unwrap();
+    let log = String::from_utf8(log.stdout).unwrap();
+    let steps: Vec<&str> = log.lines().filter(|l| !l.starts_with("done:")).collect();
+    let out = nqueens()
+        .args(["animate", "8", "--svg", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let svg = String::from_utf8(out.stdout).unwrap();
+    let frames = frames_of(&svg);
+    assert_eq!(frames.len(), steps.len());
+    // Each frame's status ends with its line of the log.
+    for (f, s) in frames.iter().zip(&steps) {
+        assert!(f.ends_with(s), "{f:?} vs {s:?}");
+    }
+    assert_eq!(frames.last().unwrap(), "solution 1: 1 5 8 6 3 7 2 4");
+}
+
+#[test]
+fn svg_to_a_file_reports_its_size_and_a_frame_cap_refuses_before_writing() {
+    let dir = scratch("svg");
+    let file = dir.join("search.svg");
+    let out = nqueens()
+        .args(["animate", "6", "--until", "all", "--svg"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8(out.stdout).unwrap();
+    let svg = std::fs::read_to_string(&file).unwrap();
+    // "…/search.svg: 308 frames, 304 steps, 4 solutions, 61.4 s per loop, 95,123 bytes"
+    let bytes: String = said
+        .trim_end()
+        .strip_suffix(" bytes")
+        .and_then(|s| s.rsplit(' ').next())
+        .unwrap_or_else(|| panic!("{said}"))
+        .replace(',', "");
+    assert_eq!(bytes, svg.len().to_string(), "{said}");
+    assert!(
+        said.contains(": 308 frames, 304 steps, 4 solutions, "),
+        "{said}"
+    );
+    assert_eq!(frames_of(&svg).len(), 308);
+
+    let capped = dir.join("capped.svg");
+    let out = nqueens()
+        .args(["animate", "8", "--max-frames", "20", "--svg"])
+        .arg(&capped)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("more than 20 steps"), "{err}");
+    assert!(!capped.exists());
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
