@@ -293,9 +293,9 @@ mod tests {
     #[test]
     fn estimates_are_finite_and_small_for_small_boards() {
         for n in 1..=16 {
-            let secs = estimate_seconds(n, 1);
+            let secs = estimate_seconds(n, 1, Engine::Backtrack);
             assert!(secs.is_finite() && secs <= 0.7, "n = {n}: {secs}");
         }
-        assert!(estimate_seconds(64, 1).is_finite());
+        assert!(estimate_seconds(64, 1, Engine::Backtrack).is_finite());
     }
 }

@@ -528,7 +528,7 @@ mod tests {
             test(15, 2, vec![1.5, 1.5, 1.5]),
         ];
         let r = BenchReport::new(
-            WorkloadInfo::new(&super::super::QUICK),
+            WorkloadInfo::new(&super::super::QUICK, Engine::Quadrant),
             machine(2),
             3,
             tests,
@@ -557,7 +557,12 @@ mod tests {
             load_average: Some(1.5),
             ..machine(2)
         };
-        let r = BenchReport::new(WorkloadInfo::new(&super::super::TINY), busy, 2, tests);
+        let r = BenchReport::new(
+            WorkloadInfo::new(&super::super::TINY, Engine::Quadrant),
+            busy,
+            2,
+            tests,
+        );
         let kinds: Vec<&str> = r.warnings.iter().map(|w| w.kind).collect();
         assert_eq!(
             kinds,

@@ -333,9 +333,9 @@ mod tests {
             std::array::from_fn(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut t = orig;
         transpose64(&mut t);
-        for j in 0..64 {
-            for k in 0..64 {
-                assert_eq!(t[k] >> j & 1, orig[j] >> k & 1, "bit {j},{k}");
+        for (j, row) in orig.iter().enumerate() {
+            for (k, col) in t.iter().enumerate() {
+                assert_eq!(col >> j & 1, row >> k & 1, "bit {j},{k}");
             }
         }
     }

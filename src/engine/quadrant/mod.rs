@@ -123,7 +123,7 @@ impl Frame {
     pub fn all(n: u32) -> Vec<Frame> {
         assert!((MIN_N..=MAX_N).contains(&n), "quadrant engine: n = {n}");
         let n = n as usize;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             return vec![Frame::new(n, vec![], Rule::Even)];
         }
         let h = n / 2;
@@ -379,7 +379,7 @@ impl Frame {
     }
 
     /// The rows of set E split as (east (north, south), west (north, south)).
-    pub(crate) fn split_rows(&self, e: u32) -> ((Vec<u8>, Vec<u8>), (Vec<u8>, Vec<u8>)) {
+    pub(crate) fn split_rows(&self, e: u32) -> RowSplit {
         let mut buf = Vec::new();
         let [a, b, c] = self.split_into(e, &mut buf);
         (
@@ -398,6 +398,9 @@ impl Frame {
         self.west as u32
     }
 }
+
+/// The rows of a set E: east (north, south), west (north, south).
+pub(crate) type RowSplit = ((Vec<u8>, Vec<u8>), (Vec<u8>, Vec<u8>));
 
 fn sorted_pair(a: (usize, usize), b: (usize, usize)) -> [(usize, usize); 2] {
     if a <= b {

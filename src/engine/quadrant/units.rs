@@ -22,7 +22,7 @@ pub const ODD_PREFIX_ROWS: u32 = 12;
 
 /// Rows a unit's prefix fixes for a frame with `rows` free rows.
 pub fn prefix_rows(n: u32, rows: u32) -> u32 {
-    rows.min(if n % 2 == 0 {
+    rows.min(if n.is_multiple_of(2) {
         EVEN_PREFIX_ROWS
     } else {
         ODD_PREFIX_ROWS
