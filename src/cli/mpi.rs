@@ -1,6 +1,6 @@
 //! `nqueens count N --mpi` under mpirun: rank 0 opens the session (checkpoint, progress bar)
-//! and schedules units dynamically over the other ranks, which compute; rank 0 prints the
-//! result.
+//! and schedules units dynamically over the other ranks, which compute (each on `--threads`
+//! threads, default 1); rank 0 prints the result.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,8 +16,15 @@ use nqueens::runner::mpi as dist;
 use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
-/// Runs `count n --mpi`.
-pub fn count(n: u32, checkpoint: Option<&Path>, quiet: bool, json: bool) -> Outcome {
+/// Runs `count n --mpi`; each computing rank runs `threads` units at once (default 1, for
+/// one rank per core).
+pub fn count(
+    n: u32,
+    threads: Option<usize>,
+    checkpoint: Option<&Path>,
+    quiet: bool,
+    json: bool,
+) -> Outcome {
     let Some(universe) = mpi::initialize() else {
         bail!("MPI is already initialized");
     };
@@ -26,7 +33,12 @@ pub fn count(n: u32, checkpoint: Option<&Path>, quiet: bool, json: bool) -> Outc
         bail!("--mpi needs at least 2 ranks (rank 0 only schedules): run it as mpirun -np 3 nqueens count {n} --mpi");
     }
     if world.rank() != 0 {
-        dist::work(&world, &UnitPlan::new(n), session::stop_flag());
+        dist::work(
+            &world,
+            &UnitPlan::new(n),
+            session::stop_flag(),
+            threads.unwrap_or(1),
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let session = session::open(UnitPlan::new(n), Scope::All, checkpoint)?;
