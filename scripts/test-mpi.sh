@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks `count --mpi` under mpirun on this machine: 3 ranks (rank 0 schedules, 2 compute),
-# the known count of n = 13, and a resume from a checkpoint cut to half its records.
+# the known count of n = 13, the same on 2 threads per rank, and a resume from a checkpoint cut
+# to half its records.
 # Usage: scripts/test-mpi.sh PATH/TO/nqueens (built with --features mpi)
 set -euo pipefail
 bin=$(realpath "${1:-target/release/nqueens}")
@@ -14,6 +15,11 @@ grep -q '"total":73712,' <<<"$out"
 grep -q '"unique":9233,' <<<"$out"
 grep -q '"known":"match"' <<<"$out"
 
+# --threads 2: each of the 2 computing ranks runs 2 units at once.
+out=$(run count 13 --mpi --threads 2 --json)
+grep -q '"total":73712,' <<<"$out"
+grep -q '"threads":4,' <<<"$out"
+
 run count 13 --mpi --checkpoint "$work/ck" >/dev/null
 lines=$(wc -l <"$work/ck")
 head -n $((lines / 2)) "$work/ck" >"$work/half"
@@ -21,4 +27,4 @@ mv "$work/half" "$work/ck"
 out=$(run count 13 --mpi --json --checkpoint "$work/ck")
 grep -q '"total":73712,' <<<"$out"
 test "$(wc -l <"$work/ck")" -eq "$lines"
-echo "mpi: 3 ranks count n = 13 = 73,712, resumed from half a checkpoint: ok"
+echo "mpi: 3 ranks count n = 13 = 73,712 (also on 2 threads per rank), resumed from half a checkpoint: ok"

@@ -50,7 +50,8 @@ pub struct CountArgs {
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub out: Option<PathBuf>,
     /// Run under mpirun: rank 0 hands units to the other ranks as they finish (needs a
-    /// build with `--features mpi` and at least 2 ranks). --checkpoint is kept by rank 0.
+    /// build with `--features mpi` and at least 2 ranks). --checkpoint is kept by rank 0;
+    /// --threads T runs T units at once on each computing rank (default 1).
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
     /// Output format: text (the report; --json for JSON lines) or bfile (an OEIS b-file of
@@ -143,11 +144,15 @@ fn mpi_count(_n: u32, _a: &CountArgs) -> Outcome {
 /// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
 #[cfg(feature = "mpi")]
 fn mpi_count(n: u32, a: &CountArgs) -> Outcome {
-    let engine = a
-        .engine
-        .resolve(n, a.threads.unwrap_or_else(default_threads))?
-        .engine;
-    super::mpi::count(n, engine, a.checkpoint.as_deref(), a.quiet, a.json)
+    let engine = a.engine.resolve(n, a.threads.unwrap_or(1))?.engine;
+    super::mpi::count(
+        n,
+        engine,
+        a.threads,
+        a.checkpoint.as_deref(),
+        a.quiet,
+        a.json,
+    )
 }
 
 /// Runs `count`.

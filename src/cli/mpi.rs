@@ -1,6 +1,6 @@
 //! `nqueens count N --mpi` under mpirun: rank 0 opens the session (checkpoint, progress bar)
-//! and schedules units dynamically over the other ranks, which compute; rank 0 prints the
-//! result.
+//! and schedules units dynamically over the other ranks, which compute (each on `--threads`
+//! threads, default 1); rank 0 prints the result.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,10 +17,12 @@ use nqueens::runner::mpi as dist;
 use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
-/// Runs `count n --mpi`.
+/// Runs `count n --mpi` with `engine`; each computing rank runs `threads` units at once
+/// (default 1, for one rank per core).
 pub fn count(
     n: u32,
     engine: Engine,
+    threads: Option<usize>,
     checkpoint: Option<&Path>,
     quiet: bool,
     json: bool,
@@ -37,6 +39,7 @@ pub fn count(
             &world,
             &UnitPlan::with_engine(n, engine),
             session::stop_flag(),
+            threads.unwrap_or(1),
         );
         return Ok(ExitCode::SUCCESS);
     }

@@ -1,6 +1,8 @@
 //! `nqueens plan N`: the unit plan for external schedulers (ids, pre-placed queens, weights,
 //! estimated costs), and with `--stats` its cost distribution and the makespan that greedy
 //! largest-first list scheduling reaches on P workers, from estimated or measured costs.
+//! The percentiles and the makespan replay are computed in [`nqueens::runner::stats`];
+//! this file gathers the costs and formats.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,6 +17,7 @@ use super::format::grouped;
 use super::Outcome;
 use nqueens::engine::cost;
 use nqueens::engine::plan::{Engine, Sum};
+use nqueens::runner::stats::{CostSpread, Makespan};
 use nqueens::runner::{checkpoint, shard};
 use nqueens::{UnitKind, UnitPlan};
 
@@ -70,19 +73,6 @@ struct PlanOut {
     plan_version: u32,
     /// The units in id order.
     units: Vec<UnitRow>,
-}
-
-/// Makespan of list scheduling on some workers.
-#[derive(Serialize)]
-struct Makespan {
-    /// Workers.
-    workers: usize,
-    /// Makespan, cost units (nodes).
-    makespan: u128,
-    /// Total cost / (workers × makespan), 0..1.
-    efficiency: f64,
-    /// Best efficiency any schedule can reach: total / (workers × max(total/workers, largest unit)).
-    bound: f64,
 }
 
 /// `plan --stats` output.
@@ -167,31 +157,11 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
             (measured, "measured")
         }
     };
-    let total: u128 = costs.iter().map(|&c| u128::from(c)).sum();
-    let mut sorted = costs.clone();
-    sorted.sort_unstable();
-    let pct = |p: usize| sorted[(sorted.len() - 1) * p / 100];
-    let max = *sorted.last().expect("a plan has units");
+    let spread = CostSpread::of(&costs);
     let makespan = a
         .workers
         .iter()
-        .map(|&w| {
-            let (_, ms) = shard::list_schedule(&costs, w);
-            let ideal = (total as f64 / w as f64).max(max as f64);
-            let ratio = |t: f64| {
-                if t > 0.0 {
-                    total as f64 / (w as f64 * t)
-                } else {
-                    1.0
-                }
-            };
-            Makespan {
-                workers: w,
-                makespan: ms,
-                efficiency: ratio(ms as f64),
-                bound: ratio(ideal),
-            }
-        })
+        .map(|&w| Makespan::replay(&costs, w))
         .collect();
     let border_units = plan
         .units()
@@ -205,16 +175,12 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
         border_units,
         symmetric_units: plan.len() - border_units,
         costs: what,
-        total,
-        p50: pct(50),
-        p90: pct(90),
-        p99: pct(99),
-        max,
-        max_share_percent: if total > 0 {
-            100.0 * max as f64 / total as f64
-        } else {
-            0.0
-        },
+        total: spread.total,
+        p50: spread.p50,
+        p90: spread.p90,
+        p99: spread.p99,
+        max: spread.max,
+        max_share_percent: spread.max_share_percent(),
         makespan,
     })
 }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use super::args::parse_n;
+use super::args::{parse_in, parse_n, shown, Refused};
 use super::render::{parse_format, Format, Renderer};
 use super::Outcome;
 use nqueens::Solutions;
@@ -56,27 +56,29 @@ pub struct SolutionsArgs {
 
 /// Parses `--limit`, at least 1.
 fn parse_limit(s: &str) -> Result<u64, String> {
-    let k: u64 = s.trim().parse().map_err(|_| {
-        format!(
-            "'{s}' is not a count: expected a whole number from 1 to {}",
+    match parse_in(s, 1, i128::from(u64::MAX)) {
+        Ok(k) => Ok(k as u64),
+        Err(Refused::Below(0)) => Err("a limit of 0 lists nothing: use at least 1".into()),
+        Err(_) => Err(format!(
+            "'{}' is not a count: expected a whole number from 1 to {}",
+            shown(s),
             u64::MAX
-        )
-    })?;
-    if k == 0 {
-        return Err("a limit of 0 lists nothing: use at least 1".into());
+        )),
     }
-    Ok(k)
 }
 
 /// Parses `--seed`: any 64-bit number (clap's own parser says only "invalid digit found in
 /// string", without the range).
 fn parse_seed(s: &str) -> Result<u64, String> {
-    s.trim().parse().map_err(|_| {
-        format!(
-            "'{s}' is not a seed: expected a whole number from 0 to {}",
-            u64::MAX
-        )
-    })
+    parse_in(s, 0, i128::from(u64::MAX))
+        .map(|v| v as u64)
+        .map_err(|_| {
+            format!(
+                "'{}' is not a seed: expected a whole number from 0 to {}",
+                shown(s),
+                u64::MAX
+            )
+        })
 }
 
 /// Runs `solutions`.

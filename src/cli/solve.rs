@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::Args;
 
+use super::args::{parse_in, shown, Refused};
 use super::render::{parse_format, Format, Renderer, PICTURE_MAX_N};
 use super::Outcome;
 use nqueens::{construct, is_solution};
@@ -29,15 +30,16 @@ pub struct SolveArgs {
 
 /// Parses a board size for `solve`, 1..=10,000,000.
 fn parse_big_n(s: &str) -> Result<usize, String> {
-    let v: i128 = s.trim().parse().map_err(|_| {
-        format!("'{s}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}")
-    })?;
-    if v < 1 || v > SOLVE_MAX_N as i128 {
-        return Err(format!(
+    match parse_in(s, 1, SOLVE_MAX_N as i128) {
+        Ok(v) => Ok(v as usize),
+        Err(Refused::NotANumber) => Err(format!(
+            "'{}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}",
+            shown(s)
+        )),
+        Err(Refused::Below(v) | Refused::Above(v)) => Err(format!(
             "board size {v} is out of range: n must be between 1 and {SOLVE_MAX_N}"
-        ));
+        )),
     }
-    Ok(v as usize)
 }
 
 /// Runs `solve`.

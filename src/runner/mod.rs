@@ -1,5 +1,6 @@
 //! Runners drive the engine over a unit plan. They see units and results, never the bit
-//! tricks.
+//! tricks. [`stats`] holds the arithmetic of reports on runs (timing statistics, scaling,
+//! cost spread and makespan), with no formatting.
 
 pub mod checkpoint;
 pub mod local;
@@ -9,3 +10,4 @@ pub mod outfile;
 pub mod record;
 pub mod session;
 pub mod shard;
+pub mod stats;

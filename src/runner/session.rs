@@ -182,7 +182,7 @@ impl<'a> Session<'a> {
     }
 
     /// Rank 0 of an MPI run: hands the units not yet done, largest estimated cost first, to
-    /// ranks 1.. (which run [`super::mpi::work`]); reports `world.size() - 1` workers.
+    /// ranks 1.. (which run [`super::mpi::work`]); reports their compute threads, summed.
     ///
     /// # Errors
     /// As [`Session::run_local`].
@@ -191,7 +191,6 @@ impl<'a> Session<'a> {
         mut self,
         world: &mpi::topology::SimpleCommunicator,
     ) -> Result<Run, SessionError> {
-        use mpi::traits::Communicator;
         let start = Instant::now();
         let (done, todo) = self.partition();
         let resumed = self.work_of(&done);
@@ -209,8 +208,7 @@ impl<'a> Session<'a> {
         let s = super::mpi::schedule(world, &plan, &order, stop, |u, r| recorder.record(u, r));
         let (results, error) = recorder.into_parts();
         self.results = results;
-        let workers = usize::try_from(world.size() - 1).unwrap_or(0);
-        self.finish(start, workers, resumed, s.interrupted, error)
+        self.finish(start, s.threads, resumed, s.interrupted, error)
     }
 
     /// The work of the units that already have a result (nodes and pairs apart).

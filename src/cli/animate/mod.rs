@@ -28,6 +28,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::args::{parse_in, shown, Refused};
 use super::render::one_based;
 use super::Outcome;
 use nqueens::{Step, Steps};
@@ -91,48 +92,58 @@ impl Until {
     }
 }
 
+/// Parses the board size of `animate`, 1..=[`ANIMATE_MAX_N`].
 fn parse_animate_n(s: &str) -> Result<u32, String> {
-    let v: i128 = s.trim().parse().map_err(|_| {
-        format!("'{s}' is not a board size: expected a whole number from 1 to {ANIMATE_MAX_N}")
-    })?;
-    if v < 1 || v > i128::from(ANIMATE_MAX_N) {
-        return Err(format!(
+    match parse_in(s, 1, i128::from(ANIMATE_MAX_N)) {
+        Ok(v) => Ok(v as u32),
+        Err(Refused::NotANumber) => Err(format!(
+            "'{}' is not a board size: expected a whole number from 1 to {ANIMATE_MAX_N}",
+            shown(s)
+        )),
+        Err(Refused::Below(v) | Refused::Above(v)) => Err(format!(
             "board size {v} is out of range: animate shows n from 1 to {ANIMATE_MAX_N}"
-        ));
+        )),
     }
-    Ok(v as u32)
 }
 
+/// Parses `--delay`, 0..=[`DELAY_MAX_MS`] milliseconds.
 fn parse_delay(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(ms) if ms <= DELAY_MAX_MS => Ok(ms),
-        _ => Err(format!(
-            "'{s}' is not a delay: expected milliseconds from 0 to {DELAY_MAX_MS}"
-        )),
-    }
+    parse_in(s, 0, i128::from(DELAY_MAX_MS))
+        .map(|ms| ms as u64)
+        .map_err(|_| {
+            format!(
+                "'{}' is not a delay: expected milliseconds from 0 to {DELAY_MAX_MS}",
+                shown(s)
+            )
+        })
 }
 
+/// Parses `--max-frames`, 1..=[`MAX_FRAMES_LIMIT`].
 fn parse_max_frames(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(k) if (1..=MAX_FRAMES_LIMIT).contains(&k) => Ok(k),
-        _ => Err(format!(
-            "'{s}' is not a frame count: expected a whole number from 1 to {MAX_FRAMES_LIMIT}"
-        )),
-    }
+    parse_in(s, 1, i128::from(MAX_FRAMES_LIMIT))
+        .map(|k| k as u64)
+        .map_err(|_| {
+            format!(
+                "'{}' is not a frame count: expected a whole number from 1 to {MAX_FRAMES_LIMIT}",
+                shown(s)
+            )
+        })
 }
 
+/// Parses `--until`: first, all, or a solution count of at least 1.
 fn parse_until(s: &str) -> Result<Until, String> {
     match s.trim() {
         "first" => Ok(Until::Solutions(1)),
         "all" => Ok(Until::All),
-        t => match t.parse::<u64>() {
-            Ok(0) => Err(
+        t => match parse_in(t, 1, i128::from(u64::MAX)) {
+            Ok(k) => Ok(Until::Solutions(k as u64)),
+            Err(Refused::Below(0)) => Err(
                 "stopping after 0 solutions shows nothing: use first, all or a count of at least 1"
                     .into(),
             ),
-            Ok(k) => Ok(Until::Solutions(k)),
             Err(_) => Err(format!(
-                "'{s}' is not a stopping point: expected first, all or a count of at least 1"
+                "'{}' is not a stopping point: expected first, all or a count of at least 1",
+                shown(s)
             )),
         },
     }

@@ -3,9 +3,9 @@
 //! and JSON forms. `scripts/compare-bench.py` and `scripts/scaling-chart.py` read only the
 //! JSON form, so a field renamed here must be renamed there too.
 //!
-//! Statistics are hyperfine's (`benchmark_result.rs`): the median is the figure to quote, min
-//! and max show the noise. The warnings follow hyperfine's outlier and "fast command"
-//! warnings, reduced to checks that need no statistics library.
+//! The statistics themselves (median, spread, speed-up, efficiency) are computed in
+//! [`nqueens::runner::stats`], as hyperfine does (`benchmark_result.rs`): the median is the
+//! figure to quote, min and max show the noise. The trust warnings are in [`warning`].
 
 use serde::Serialize;
 
@@ -13,7 +13,13 @@ use super::machine::Machine;
 use super::Workload;
 use crate::cli::format::si;
 use nqueens::engine::plan::Engine;
+use nqueens::runner::stats::{efficiency, per_hour, per_second, speedup};
 use nqueens::{Counts, UnitPlan};
+
+pub mod warning;
+
+pub use nqueens::runner::stats::Sample;
+use warning::Warning;
 
 /// The score, as stated in `--help`, the README and every JSON report.
 pub const SCORE_DEFINITION: &str =
@@ -23,67 +29,6 @@ compare scores only between reports with the same workload id and program versio
 
 /// Version of the JSON layout of this report; bump it when a field changes meaning or goes.
 pub const REPORT_FORMAT: u32 = 1;
-
-/// Runs faster than this are timed with too much relative noise (thread-pool start-up and
-/// scheduler ticks are milliseconds), seconds.
-pub const SHORT_RUN_SECONDS: f64 = 0.050;
-
-/// Runs of one test more than this far apart (max / min) are too noisy to compare.
-pub const MAX_SPREAD: f64 = 1.10;
-
-/// A 1-minute load average from this much up means other programs used at least one core's
-/// worth of CPU when the benchmark started, runnable threads.
-pub const BUSY_LOAD: f64 = 1.0;
-
-/// Fewer runs than this give no usable spread.
-pub const MIN_TRUSTED_RUNS: usize = 3;
-
-/// Timed wall times of repeated runs and their summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct Sample {
-    /// Wall time of each timed run, in order, seconds.
-    pub runs_seconds: Vec<f64>,
-    /// Median of the runs, seconds (the figure to quote).
-    pub median_seconds: f64,
-    /// Fastest run, seconds.
-    pub min_seconds: f64,
-    /// Slowest run, seconds.
-    pub max_seconds: f64,
-    /// Slowest over fastest run, ratio (1.0 = no noise).
-    pub spread: f64,
-}
-
-impl Sample {
-    /// Summarises `runs_seconds` (at least one run).
-    pub fn of(runs_seconds: Vec<f64>) -> Sample {
-        assert!(!runs_seconds.is_empty(), "a sample has at least one run");
-        let mut sorted = runs_seconds.clone();
-        sorted.sort_by(f64::total_cmp);
-        let mid = sorted.len() / 2;
-        let median = if sorted.len() % 2 == 1 {
-            sorted[mid]
-        } else {
-            (sorted[mid - 1] + sorted[mid]) / 2.0
-        };
-        let (min, max) = (sorted[0], sorted[sorted.len() - 1]);
-        Sample {
-            runs_seconds,
-            median_seconds: median,
-            min_seconds: min,
-            max_seconds: max,
-            spread: if min > 0.0 { max / min } else { f64::INFINITY },
-        }
-    }
-}
-
-/// A per-second rate, 0 when the time is 0.
-fn per_second(amount: u128, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        amount as f64 / seconds
-    } else {
-        0.0
-    }
-}
 
 /// One test: one board size on one thread count.
 #[derive(Clone, Debug, Serialize)]
@@ -219,15 +164,6 @@ pub struct ScalingRow {
     pub efficiency: f64,
 }
 
-/// A reason not to trust a figure of the report.
-#[derive(Clone, Debug, Serialize)]
-pub struct Warning {
-    /// Kind: "debug_build", "busy", "few_runs", "oversubscribed", "short_run" or "spread".
-    pub kind: &'static str,
-    /// What is wrong and what to do, one line.
-    pub message: String,
-}
-
 /// Everything `nqueens bench --json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
@@ -282,26 +218,24 @@ impl BenchReport {
         for &threads in &thread_counts {
             let of_threads: Vec<&TestResult> =
                 tests.iter().filter(|t| t.threads == threads).collect();
-            let runs_seconds = (0..runs)
-                .map(|i| of_threads.iter().map(|t| t.time.runs_seconds[i]).sum())
-                .collect();
-            let time = Sample::of(runs_seconds);
+            let times: Vec<&Sample> = of_threads.iter().map(|t| &t.time).collect();
+            let time = Sample::summed(&times, runs);
             let nodes: u128 = of_threads.iter().map(|t| t.nodes).sum();
-            let speedup = scaling
-                .first()
-                .map_or(1.0, |one| one.time.median_seconds / time.median_seconds);
+            let speedup = scaling.first().map_or(1.0, |one| {
+                speedup(one.time.median_seconds, time.median_seconds)
+            });
             scaling.push(ScalingRow {
                 threads,
                 nodes_per_second: per_second(nodes, time.median_seconds),
                 solutions_per_second: per_second(workload.solutions_per_run, time.median_seconds),
-                score: 3600.0 / time.median_seconds,
+                score: per_hour(time.median_seconds),
                 speedup,
-                efficiency: speedup / threads as f64,
+                efficiency: efficiency(speedup, threads),
                 time,
             });
         }
         let (single, multi) = (&scaling[0], &scaling[scaling.len() - 1]);
-        let warnings = warnings(&machine, runs, &tests);
+        let warnings = warning::warnings(&machine, runs, &tests);
         BenchReport {
             report_format: REPORT_FORMAT,
             score_definition: SCORE_DEFINITION,
@@ -409,72 +343,6 @@ impl BenchReport {
     }
 }
 
-/// The trust warnings for a finished benchmark.
-fn warnings(machine: &Machine, runs: usize, tests: &[TestResult]) -> Vec<Warning> {
-    let mut w = Vec::new();
-    let mut push = |kind, message| w.push(Warning { kind, message });
-    if machine.profile != "release" {
-        push(
-            "debug_build",
-            "this is a debug build: timings are not comparable; build with --release".into(),
-        );
-    }
-    if let Some(load) = machine.load_average.filter(|&l| l >= BUSY_LOAD) {
-        push(
-            "busy",
-            format!(
-                "the load average was {load:.2} on {} logical cores when the benchmark started: other programs compete for the CPU, so times are high and scaling is understated",
-                machine.logical_cores
-            ),
-        );
-    }
-    if runs < MIN_TRUSTED_RUNS {
-        push(
-            "few_runs",
-            format!("only {runs} timed run(s) per test: use --runs {MIN_TRUSTED_RUNS} or more for a median and spread worth trusting"),
-        );
-    }
-    let mut oversubscribed: Vec<usize> = tests
-        .iter()
-        .map(|t| t.threads)
-        .filter(|&t| t > machine.logical_cores)
-        .collect();
-    oversubscribed.dedup();
-    for threads in oversubscribed {
-        push(
-            "oversubscribed",
-            format!("{threads} threads requested but the machine has {} logical cores: threads share cores", machine.logical_cores),
-        );
-    }
-    for t in tests {
-        if t.time.min_seconds < SHORT_RUN_SECONDS {
-            push(
-                "short_run",
-                format!(
-                    "n = {} on {} thread(s): a run took {:.1} ms, under {:.0} ms the timing is mostly noise; use a larger workload",
-                    t.n,
-                    t.threads,
-                    t.time.min_seconds * 1e3,
-                    SHORT_RUN_SECONDS * 1e3
-                ),
-            );
-        }
-        if t.time.spread > MAX_SPREAD {
-            push(
-                "spread",
-                format!(
-                    "n = {} on {} thread(s): slowest run {:.0}% slower than fastest (over {:.0}%): the machine was busy or throttling, or the runs are too short",
-                    t.n,
-                    t.threads,
-                    (t.time.spread - 1.0) * 100.0,
-                    (MAX_SPREAD - 1.0) * 100.0
-                ),
-            );
-        }
-    }
-    w
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,21 +370,6 @@ mod tests {
             load_average: Some(0.0),
             ..Machine::detect()
         }
-    }
-
-    #[test]
-    fn summarises_odd_and_even_samples() {
-        let s = Sample::of(vec![3.0, 1.0, 2.0]);
-        assert_eq!(
-            (s.median_seconds, s.min_seconds, s.max_seconds, s.spread),
-            (2.0, 1.0, 3.0, 3.0)
-        );
-        assert_eq!(Sample::of(vec![4.0, 1.0, 2.0, 3.0]).median_seconds, 2.5);
-        assert_eq!(
-            s.runs_seconds,
-            vec![3.0, 1.0, 2.0],
-            "runs stay in measuring order"
-        );
     }
 
     #[test]
@@ -563,7 +416,7 @@ mod tests {
             2,
             tests,
         );
-        let kinds: Vec<&str> = r.warnings.iter().map(|w| w.kind).collect();
+        let kinds: Vec<&str> = r.warnings.iter().map(|w| w.kind.name()).collect();
         assert_eq!(
             kinds,
             ["busy", "few_runs", "oversubscribed", "short_run", "spread"]
