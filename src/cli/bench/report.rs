@@ -41,8 +41,12 @@ pub struct TestResult {
     pub total: u128,
     /// Unique solutions found by every run (checked against A002562), count.
     pub unique: u128,
-    /// Search nodes of one run (depends on the engine version), count.
+    /// Backtracking search nodes of one run (the whole count with the backtracking engine,
+    /// the F180/F90 searches with the quadrant engine), count.
     pub nodes: u128,
+    /// Half-board pattern pairs the quadrant engine's join tested in one run (0 with the
+    /// backtracking engine), count.
+    pub pairs_tested: u128,
     /// Work units in the plan, count.
     pub units: usize,
     /// Identity of the unit plan, 16 hex digits.
@@ -51,6 +55,8 @@ pub struct TestResult {
     pub time: Sample,
     /// Nodes per second at the median time, nodes/s.
     pub nodes_per_second: f64,
+    /// Pattern pairs tested per second at the median time, pairs/s.
+    pub pairs_per_second: f64,
     /// Solutions per second at the median time, solutions/s.
     pub solutions_per_second: f64,
 }
@@ -64,9 +70,11 @@ impl TestResult {
             total: counts.total,
             unique: counts.unique,
             nodes: counts.nodes,
+            pairs_tested: counts.pairs_tested,
             units: plan.len(),
             plan_id: plan.id_hex(),
             nodes_per_second: per_second(counts.nodes, time.median_seconds),
+            pairs_per_second: per_second(counts.pairs_tested, time.median_seconds),
             solutions_per_second: per_second(counts.total, time.median_seconds),
             time,
         }
@@ -282,9 +290,18 @@ impl BenchReport {
             "runs      {} timed after 1 warm-up per test; every count checked\n\n",
             self.runs
         ));
+        // The work rate of the engine that ran: queens placed, or pattern pairs tested.
+        let quadrant = self.workload.engine == Engine::Quadrant;
         s.push_str(&format!(
             "{:>7} {:>3} {:>10} {:>10} {:>10} {:>7} {:>12} {:>14}\n",
-            "threads", "n", "median s", "min s", "max s", "spread", "nodes/s", "solutions/s"
+            "threads",
+            "n",
+            "median s",
+            "min s",
+            "max s",
+            "spread",
+            if quadrant { "pairs/s" } else { "nodes/s" },
+            "solutions/s"
         ));
         for t in &self.tests {
             s.push_str(&format!(
@@ -295,7 +312,11 @@ impl BenchReport {
                 t.time.min_seconds,
                 t.time.max_seconds,
                 (t.time.spread - 1.0) * 100.0,
-                si(t.nodes_per_second),
+                si(if quadrant {
+                    t.pairs_per_second
+                } else {
+                    t.nodes_per_second
+                }),
                 si(t.solutions_per_second)
             ));
         }
@@ -355,9 +376,11 @@ mod tests {
             total: k.total,
             unique: k.unique,
             nodes: 1_000_000,
+            pairs_tested: 0,
             units: 1,
             plan_id: "0".into(),
             nodes_per_second: 0.0,
+            pairs_per_second: 0.0,
             solutions_per_second: 0.0,
             time: Sample::of(runs),
         }
@@ -397,7 +420,7 @@ mod tests {
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         assert!(
             r.text()
-                .starts_with("workload  nq-quick-2 (n = 16; plan v2)\n"),
+                .starts_with("workload  nq-quick-3-quadrant (n = 16; quadrant engine, plan v3)\n"),
             "{}",
             r.text()
         );
