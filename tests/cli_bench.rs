@@ -75,11 +75,12 @@ const TOP_LEVEL: [&str; 15] = [
     "efficiency",
     "warnings",
 ];
-const WORKLOAD: [&str; 6] = [
+const WORKLOAD: [&str; 7] = [
     "id",
     "version",
     "preset",
     "sizes",
+    "engine",
     "plan_version",
     "solutions_per_run",
 ];
@@ -95,16 +96,18 @@ const MACHINE: [&str; 10] = [
     "profile",
     "load_average",
 ];
-const TEST: [&str; 10] = [
+const TEST: [&str; 12] = [
     "n",
     "threads",
     "total",
     "unique",
     "nodes",
+    "pairs_tested",
     "units",
     "plan_id",
     "time",
     "nodes_per_second",
+    "pairs_per_second",
     "solutions_per_second",
 ];
 const TIME: [&str; 5] = [
@@ -202,7 +205,8 @@ fn bench_tiny_json_has_every_field_and_checked_counts() {
 fn bench_quick_json_parses_and_warns_about_one_run() {
     let r = bench_json(&["--quick", "--runs", "1"]);
     assert_report_layout(&r);
-    assert_eq!(at(&r, "workload.id"), "nq-quick-2");
+    assert_eq!(at(&r, "workload.id"), "nq-quick-3-quadrant");
+    assert_eq!(at(&r, "workload.engine"), "quadrant");
     assert_eq!(at(&r, "workload.preset"), "quick");
     assert_eq!(at(&r, "tests.0.total").as_u64(), Some(14_772_512));
     let kinds = warning_kinds(&r);

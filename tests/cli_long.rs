@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::nqueens;
-use nqueens::UnitPlan;
+use nqueens::{Engine, UnitPlan};
 
 /// A fresh path in the temp directory, unique to this test process and name.
 fn temp(name: &str) -> PathBuf {
@@ -99,7 +99,7 @@ fn resume_gives_known_count_16(path: &PathBuf) {
     );
     assert_eq!(
         lines_in(path),
-        UnitPlan::new(16).len() + 1,
+        UnitPlan::with_engine(16, Engine::auto(16)).len() + 1,
         "header + one line per unit"
     );
 }
@@ -120,7 +120,10 @@ fn count_resumes_after_sigint_with_the_exact_count() {
                 "{stderr}"
             );
             assert!(out.stdout.is_empty(), "no result printed when interrupted");
-            assert!(lines_in(&path) > 1 && lines_in(&path) <= UnitPlan::new(16).len());
+            assert!(
+                lines_in(&path) > 1
+                    && lines_in(&path) <= UnitPlan::with_engine(16, Engine::auto(16)).len()
+            );
         }
         // The count finished before the signal arrived: it must be complete and right.
         Some(0) => assert!(result_lines(&out.stdout).contains(&"total    14,772,512".to_string())),
@@ -371,9 +374,13 @@ fn plan_stats_replays_measured_costs() {
             .stdout,
     )
     .unwrap();
+    // A unit's measured cost is its work: pairs tested (quadrant units) or nodes (the
+    // F180/F90 searches).
+    let work = counted["nodes"].as_u64().unwrap() + counted["pairs_tested"].as_u64().unwrap();
     assert_eq!(
-        v["total"], counted["nodes"],
-        "the measured costs are the units' nodes"
+        v["total"].as_u64(),
+        Some(work),
+        "the measured costs are the units' work"
     );
     // One worker runs everything back to back: efficiency 1.
     assert_eq!(v["makespan"][0]["efficiency"], 1.0);

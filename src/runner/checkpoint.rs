@@ -449,7 +449,21 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
             .find_map(|w| w.strip_prefix("n="))
             .and_then(|v| crate::check_n(v.parse().ok()?).ok())
             .ok_or_else(|| FileError::at(KIND, path, 1, "no valid n= in the header"))?;
-        let p = UnitPlan::new(n);
+        // The plan version names the engine that wrote the file (2: backtrack, 3: quadrant).
+        let engine = first
+            .split(' ')
+            .find_map(|w| w.strip_prefix("plan_version="))
+            .and_then(|v| Engine::from_plan_version(v.parse().ok()?))
+            .filter(|e| e.supports(n))
+            .ok_or_else(|| {
+                FileError::at(
+                    KIND,
+                    path,
+                    1,
+                    "no plan_version= this program knows in the header",
+                )
+            })?;
+        let p = UnitPlan::with_engine(n, engine);
         let bound = size_bound(&p);
         plan = Some(p);
         Ok(bound)

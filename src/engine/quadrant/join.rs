@@ -70,7 +70,7 @@ impl Joiner {
     ///         pairs += weight(w) · (east masks of the piece disjoint from w)
     /// ```
     pub fn join(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
-        if east.len() < MIN_SLICED {
+        if east.len() < MIN_SLICED || west.is_empty() {
             return JoinStats {
                 pairs: join_naive(east, west),
                 tested: (east.len() * west.len()) as u64,
@@ -354,6 +354,7 @@ mod tests {
             (9, 513, 100, 64, 20),
             (10, 5000, 3000, 38, 30),
             (11, 40000, 500, 40, 25),
+            (12, 5000, 0, 38, 30),
         ] {
             let east = masks(seed, ne, bits, density);
             let west: Vec<(u64, u32)> = masks(seed + 100, nw, bits, density)
