@@ -254,7 +254,8 @@ fn count_west<const C: usize>(
     ws: &[(u64, u32)],
 ) -> u64 {
     let tables: &[ChunkTable; C] = tables.try_into().expect("one table per chunk");
-    let mut pairs = 0;
+    // Per-lane sums, added up once at the end: no horizontal sum per west mask.
+    let mut pairs = [0u64; LANES];
     for &(w, weight) in ws {
         let mut clash = [0u64; LANES];
         for (c, table) in tables.iter().enumerate() {
@@ -263,14 +264,11 @@ fn count_west<const C: usize>(
                 *x |= e;
             }
         }
-        let disjoint: u32 = clash
-            .iter()
-            .zip(valid)
-            .map(|(x, v)| (v & !x).count_ones())
-            .sum();
-        pairs += u64::from(weight) * u64::from(disjoint);
+        for ((p, x), v) in pairs.iter_mut().zip(&clash).zip(valid) {
+            *p += u64::from(weight) * u64::from((v & !x).count_ones());
+        }
     }
-    pairs
+    pairs.iter().sum()
 }
 
 /// Transposes a 64×64 bit matrix in place: afterwards bit j of `m[k]` is what bit k of
