@@ -39,6 +39,15 @@ pub struct Partial {
     down: u64,
 }
 
+/// A quadrant placement read from the table, in the half's relative numbering, with the
+/// shared part of its diagonals precomputed.
+#[derive(Clone, Copy, Debug)]
+struct Quarter {
+    up: u64,
+    down: u64,
+    shared: u64,
+}
+
 /// One half's search problem.
 #[derive(Clone, Copy, Debug)]
 pub struct Half {
@@ -65,6 +74,7 @@ pub struct Half {
 pub struct HalfScratch {
     north: Vec<Partial>,
     south: Vec<Partial>,
+    quarters: Vec<Quarter>,
 }
 
 impl Half {
@@ -168,14 +178,14 @@ impl Half {
                     // The south placements in relative numbering, off the blocked diagonals,
                     // with their shared diagonals (shared() is bitwise, so a pattern's
                     // shared mask is the OR of its two quadrants').
-                    let south = &mut scratch.south;
+                    let south = &mut scratch.quarters;
                     south.clear();
                     south.extend(ss.iter().filter_map(|&(u, d)| {
                         let (up, down) = (u64::from(u) << s0, u64::from(d));
-                        ((up & pre_up) | (down & pre_down) == 0).then(|| Partial {
-                            cols: self.shared(up, down),
+                        ((up & pre_up) | (down & pre_down) == 0).then(|| Quarter {
                             up,
                             down,
+                            shared: self.shared(up, down),
                         })
                     }));
                     // Branch-free: write every candidate, keep it if it fits (about one in
@@ -189,7 +199,7 @@ impl Half {
                         }
                         let shared = self.shared(up, down);
                         for b in south.iter() {
-                            out[kept] = shared | b.cols;
+                            out[kept] = shared | b.shared;
                             kept += usize::from((up & b.up) | (down & b.down) == 0);
                         }
                     }
