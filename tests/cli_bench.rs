@@ -58,11 +58,12 @@ fn f64_at(v: &Value, path: &str) -> f64 {
         .unwrap_or_else(|| panic!("{path} is not a number"))
 }
 
-const TOP_LEVEL: [&str; 15] = [
+const TOP_LEVEL: [&str; 16] = [
     "report_format",
     "workload",
     "score_definition",
     "machine",
+    "instruction_set",
     "runs",
     "warmup_runs",
     "unix_time_seconds",

@@ -127,11 +127,11 @@ pub struct BenchArgs {
     /// 1 is always measured, as the baseline of speed-up. Default: 1 and all logical cores.
     #[arg(short = 't', long, value_name = "LIST", allow_negative_numbers = true)]
     pub threads: Option<ThreadCounts>,
-    /// Quick preset, workload nq-quick-2 (n = 16): about 6 s on 2 cores.
+    /// Quick preset, workload nq-quick-3 (n = 16): about 2 s on 2 cores (quadrant engine).
     #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
     pub quick: bool,
-    /// Heavy preset, workload nq-heavy-2 (n = 18): for many-core machines; about 5 minutes on
-    /// 2 cores (estimated).
+    /// Heavy preset, workload nq-heavy-3 (n = 18): for many-core machines; about 1 minute on
+    /// 2 cores (quadrant engine; several minutes with --engine backtrack).
     #[arg(long, conflicts_with = "tiny")]
     pub heavy: bool,
     /// Test-suite preset, workload nq-tiny-1 (n = 10..12): too short to mean anything.

@@ -45,6 +45,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::board::bits;
 use super::border::InnerBoard;
+use super::isa;
 
 /// Searches advanced together. Four keeps the chains of a Skylake-class core busy; more
 /// lanes gain nothing measurable and cost cache space.
@@ -160,6 +161,7 @@ impl Lane {
         r.1 += placed.iter().sum::<u64>();
     }
 
+    #[inline(always)]
     fn finish_alone(&mut self, results: &mut [(u64, u64)]) {
         while self.top != 0 {
             self.step();
@@ -174,6 +176,26 @@ pub type Task<'a> = (&'a InnerBoard, u64);
 /// Counts the completions of every task; returns `(solutions, nodes)` per task, or `None`
 /// if `stop` was raised first.
 pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
+    #[cfg(target_arch = "x86_64")]
+    if isa::v3() {
+        // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every feature
+        // count_tasks_v3 is compiled with.
+        #[allow(unsafe_code)]
+        return unsafe { count_tasks_v3(tasks, stop) };
+    }
+    count_tasks_body(tasks, stop)
+}
+
+/// [`count_tasks`] compiled for x86-64-v3 ([`isa`]): `blsi`, `andn`, `shlx`/`shrx`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn count_tasks_v3(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
+    count_tasks_body(tasks, stop)
+}
+
+/// The lanes, inlined into each instruction set's copy.
+#[inline(always)]
+fn count_tasks_body(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
     let mut results = vec![(0u64, 0u64); tasks.len()];
     // Lanes take one first-row queen at a time. Boards with fewer than two rows need no
     // search.

@@ -8,6 +8,7 @@ pub mod cost;
 pub mod counts;
 pub mod digest;
 pub mod exec;
+pub mod isa;
 pub mod kernel;
 pub mod lanes;
 pub mod plan;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::machine::Machine;
 use super::Workload;
 use crate::cli::format::si;
+use nqueens::engine::isa;
 use nqueens::engine::plan::Engine;
 use nqueens::runner::stats::{efficiency, per_hour, per_second, speedup};
 use nqueens::{Counts, UnitPlan};
@@ -183,6 +184,10 @@ pub struct BenchReport {
     pub score_definition: &'static str,
     /// The machine and binary.
     pub machine: Machine,
+    /// Instruction set the hot loops ran with and how it was chosen: "x86-64-v3 (chosen at
+    /// run time)", "x86-64-v3 (the build's target)", "baseline (NQUEENS_KERNEL=baseline)",
+    /// ... (see `machine.target_features` for what the build itself was compiled for).
+    pub instruction_set: String,
     /// Timed runs per test, count.
     pub runs: usize,
     /// Untimed (but checked) warm-up runs per test, count.
@@ -259,6 +264,7 @@ impl BenchReport {
             efficiency: multi.efficiency,
             workload,
             machine,
+            instruction_set: isa::describe(),
             tests,
             scaling,
             warnings,
@@ -280,6 +286,7 @@ impl BenchReport {
         ));
         s.push_str(&format!("cpu       {}\n", m.cpu_line()));
         s.push_str(&format!("system    {}\n", m.system_line()));
+        s.push_str(&format!("code      {}\n", self.instruction_set));
         s.push_str(&format!("program   {} ({} build)\n", m.program, m.profile));
         if let Some(load) = m.load_average {
             s.push_str(&format!(

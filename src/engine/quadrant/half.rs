@@ -18,6 +18,7 @@
 //! `n - 1 + h + h - 1 <= 62` for n <= 32, so every mask is a u64.
 
 use super::table::QuadrantTable;
+use crate::engine::isa;
 
 /// What a half-board search did, for the engine's honest work figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -158,6 +159,40 @@ impl Half {
         scratch: &mut HalfScratch,
         out: &mut Vec<u64>,
     ) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if isa::v3() {
+            // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every
+            // feature patterns_v3 is compiled with.
+            #[allow(unsafe_code)]
+            return unsafe { self.patterns_v3(t, north, south, scratch, out) };
+        }
+        self.patterns_body(t, north, south, scratch, out)
+    }
+
+    /// [`Half::patterns_from_table`] compiled for x86-64-v3 ([`isa`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn patterns_v3(
+        &self,
+        t: &QuadrantTable,
+        north: &[u8],
+        south: &[u8],
+        scratch: &mut HalfScratch,
+        out: &mut Vec<u64>,
+    ) -> u64 {
+        self.patterns_body(t, north, south, scratch, out)
+    }
+
+    /// The table lookups, inlined into each instruction set's copy.
+    #[inline(always)]
+    fn patterns_body(
+        &self,
+        t: &QuadrantTable,
+        north: &[u8],
+        south: &[u8],
+        scratch: &mut HalfScratch,
+        out: &mut Vec<u64>,
+    ) -> u64 {
         let n = self.n as u32;
         let s0 = n - self.h;
         let rows_n = north.iter().fold(0u32, |m, &r| m | 1 << r);
@@ -242,6 +277,7 @@ impl Half {
     }
 
     /// The shared part of a pattern's diagonals, packed into one u64.
+    #[inline(always)]
     fn shared(&self, up: u64, down: u64) -> u64 {
         let mask = (1u64 << self.shared_len) - 1;
         let u = (up >> self.shared_lo) & mask;

@@ -19,6 +19,8 @@
 //!   slice[lowest bit]`), 6 × 32 × 8 words at n = 16, repaid after a few dozen west masks.
 //!   Lists below [`MIN_SLICED`] are compared pair by pair.
 
+use crate::engine::isa;
+
 /// Blocks of 64 east masks per piece (8 × 64 = 512 pairs per OR: two AVX2 or one
 /// AVX-512 register per table entry).
 pub const LANES: usize = 8;
@@ -70,6 +72,26 @@ impl Joiner {
     ///         pairs += weight(w) · (east masks of the piece disjoint from w)
     /// ```
     pub fn join(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
+        #[cfg(target_arch = "x86_64")]
+        if isa::v3() {
+            // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every
+            // feature join_v3 is compiled with.
+            #[allow(unsafe_code)]
+            return unsafe { self.join_v3(east, west, bits) };
+        }
+        self.join_body(east, west, bits)
+    }
+
+    /// [`Joiner::join`] compiled for x86-64-v3 ([`isa`]): popcnt, and AVX2 for the ORs.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn join_v3(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
+        self.join_body(east, west, bits)
+    }
+
+    /// The join, inlined into each instruction set's copy.
+    #[inline(always)]
+    fn join_body(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
         if east.len() < MIN_SLICED || west.is_empty() {
             return JoinStats {
                 pairs: join_naive(east, west),
@@ -99,7 +121,6 @@ impl Joiner {
         );
 
         let chunks = bits.div_ceil(CHUNK) as usize;
-        let count_west = count_west_fn(chunks);
         let full = buckets - 1;
         let mut stats = JoinStats::default();
         for u in 0..buckets {
@@ -115,7 +136,7 @@ impl Joiner {
                 loop {
                     let ws = &self.west[self.west_start[v]..self.west_start[v + 1]];
                     stats.tested += ((piece_end - piece_start) * ws.len()) as u64;
-                    stats.pairs += count_west(tables, valid, ws);
+                    stats.pairs += count_west_any(chunks, tables, valid, ws);
                     if v == 0 {
                         break;
                     }
@@ -127,6 +148,7 @@ impl Joiner {
     }
 
     /// Transposes the east masks `range` (at most 512) and builds their chunk tables.
+    #[inline(always)]
     fn build_piece(&mut self, range: std::ops::Range<usize>, bits: u32, chunks: usize) {
         self.tables.clear();
         self.tables.resize(chunks, [[0; LANES]; 32]);
@@ -223,17 +245,22 @@ fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Vec<u32> {
 /// slices of its set bits, per block.
 type ChunkTable = [[u64; LANES]; 32];
 
-/// The weighted count of one piece against west masks, as a function of the chunk count.
-type CountWest = fn(&[ChunkTable], &[u64; LANES], &[(u64, u32)]) -> u64;
-
 /// [`count_west`] for `chunks` chunk tables (1..=13: 64 bits / 5). A fixed chunk count lets
 /// the compiler unroll the chunk loop and drop its bounds checks (the value index is masked
 /// to 0..32 and the table array has exactly C entries): 25% of the join's time at n = 18.
-fn count_west_fn(chunks: usize) -> CountWest {
+/// A match rather than a function pointer, so that each copy is inlined into the caller's
+/// instruction set ([`isa`]); it runs once per piece and west bucket.
+#[inline(always)]
+fn count_west_any(
+    chunks: usize,
+    tables: &[ChunkTable],
+    valid: &[u64; LANES],
+    ws: &[(u64, u32)],
+) -> u64 {
     macro_rules! pick {
         ($($c:literal)*) => {
             match chunks {
-                $($c => count_west::<$c>,)*
+                $($c => count_west::<$c>(tables, valid, ws),)*
                 _ => unreachable!("masks have at most 64 bits: 13 chunks"),
             }
         };
@@ -248,6 +275,7 @@ fn count_west_fn(chunks: usize) -> CountWest {
 ///     clash[0..LANES] = OR over chunks c of table[c][(w >> 5c) & 31]
 ///     pairs += weight(w) · Σ_b popcount(valid[b] & !clash[b])
 /// ```
+#[inline(always)]
 fn count_west<const C: usize>(
     tables: &[ChunkTable],
     valid: &[u64; LANES],
@@ -274,6 +302,7 @@ fn count_west<const C: usize>(
 /// Transposes a 64×64 bit matrix in place: afterwards bit j of `m[k]` is what bit k of
 /// `m[j]` was. Six rounds swap ever smaller blocks across the diagonal (32×32, 16×16, …,
 /// 1×1), 32 word pairs each: 192 swaps instead of 4,096 single-bit moves.
+#[inline(always)]
 fn transpose64(m: &mut [u64; 64]) {
     let mut width = 32;
     let mut mask = 0x0000_0000_FFFF_FFFFu64;

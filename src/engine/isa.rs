@@ -1,0 +1,169 @@
+//! Which instruction set the hot loops run with, chosen once per process at run time.
+//!
+//! `cargo install` and a plain `RUSTFLAGS= cargo build` target the x86-64 baseline of 2003:
+//! no `popcnt`, no BMI (`blsi`, `andn`, the flag-free shifts `shlx`/`shrx`), no AVX2. The
+//! join counts 512 pattern pairs with 8 popcounts, which the baseline does with a dozen
+//! shifts and masks each; the backtracking step lives on `blsi` and variable shifts.
+//! Measured on an AMD EPYC (Zen 3), baseline code lost 15-20% on the quadrant engine
+//! (README, "Portable builds").
+//!
+//! So the three leaf loops — [`Joiner::join`](super::quadrant::join::Joiner::join), the half
+//! patterns (`Half::patterns_from_table`) and [`count_tasks`](super::lanes::count_tasks) —
+//! are compiled twice, and each call picks one:
+//!
+//! ```text
+//! fn join(..)        { if isa::v3() { unsafe { join_v3(..) } } else { join_body(..) } }
+//! #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+//! fn join_v3(..)     { join_body(..) }   // the body, compiled again with those features
+//! #[inline(always)]
+//! fn join_body(..)   { .. }              // everything hot below it inlined too
+//! ```
+//!
+//! A function compiled with more features may only run on a CPU that has them, so calling
+//! `join_v3` is `unsafe`; [`v3`] is true only after `is_x86_feature_detected!` said yes to
+//! each feature (checked once, then one relaxed atomic load per call; the leaves are called
+//! once per set E or per batch, not per pair). Those calls are the crate's only `unsafe`.
+//!
+//! Why leaves and not one wrapper around a whole unit: only code *inlined* into a
+//! `#[target_feature]` function is compiled with its features; a callee left out of line
+//! (the half patterns, called from `count_set`) stays baseline code. A first attempt
+//! wrapped the whole unit and was no faster than the baseline for that reason.
+//!
+//! A build whose own target already has the features (`-C target-cpu=native` on a recent
+//! CPU, as `.cargo/config.toml` asks) has nothing to choose: [`BUILT_V3`] is true, the
+//! branch is removed at compile time and every function is the build's own code. Other
+//! architectures (aarch64) compile only the bodies.
+//!
+//! `NQUEENS_KERNEL=baseline` in the environment makes a dispatching build run its baseline
+//! code (the counts are the same; for measuring one against the other in one binary).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The instruction set of the hot loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// The build's own target, x86-64 baseline for a portable build (and every non-x86 target).
+    Baseline,
+    /// x86-64-v3's integer part (AVX2, BMI1/2, LZCNT, POPCNT): Intel Haswell (2013), AMD Zen
+    /// (2017) and later.
+    X86_64V3,
+}
+
+/// Whether the build's own target features include those of [`Isa::X86_64V3`]: then the
+/// build is v3 code throughout and there is nothing to dispatch.
+pub const BUILT_V3: bool = cfg!(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "bmi1",
+    target_feature = "bmi2",
+    target_feature = "lzcnt",
+    target_feature = "popcnt"
+));
+
+/// The environment variable that turns run-time dispatch off: `NQUEENS_KERNEL=baseline`.
+pub const ENV: &str = "NQUEENS_KERNEL";
+
+impl Isa {
+    /// Short name, as in JSON reports: "baseline" or "x86-64-v3".
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Baseline => "baseline",
+            Isa::X86_64V3 => "x86-64-v3",
+        }
+    }
+
+    /// Whether this CPU can run code compiled for `self`.
+    pub fn supported(self) -> bool {
+        match self {
+            Isa::Baseline => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::X86_64V3 => {
+                std::is_x86_feature_detected!("avx2")
+                    && std::is_x86_feature_detected!("bmi1")
+                    && std::is_x86_feature_detected!("bmi2")
+                    && std::is_x86_feature_detected!("lzcnt")
+                    && std::is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            Isa::X86_64V3 => false,
+        }
+    }
+}
+
+/// The hot loops' instruction set: 0 until [`current`] decides, then 1 + the choice.
+static CHOSEN: AtomicU8 = AtomicU8::new(0);
+
+/// The instruction set the hot loops run with in this process, and how it was chosen:
+/// "x86-64-v3 (chosen at run time)", "baseline (NQUEENS_KERNEL=baseline)", ...
+pub fn describe() -> String {
+    let isa = current();
+    let how = if BUILT_V3 {
+        "the build's target"
+    } else if !cfg!(target_arch = "x86_64") {
+        "no other on this architecture"
+    } else if isa == Isa::Baseline && Isa::X86_64V3.supported() {
+        "NQUEENS_KERNEL=baseline"
+    } else {
+        "chosen at run time"
+    };
+    format!("{} ({how})", isa.name())
+}
+
+/// The instruction set the hot loops run with in this process.
+pub fn current() -> Isa {
+    match CHOSEN.load(Ordering::Relaxed) {
+        1 => Isa::Baseline,
+        2 => Isa::X86_64V3,
+        _ => {
+            let isa = if BUILT_V3 {
+                Isa::X86_64V3
+            } else if std::env::var_os(ENV).is_some_and(|v| v == "baseline") {
+                Isa::Baseline
+            } else if Isa::X86_64V3.supported() {
+                Isa::X86_64V3
+            } else {
+                Isa::Baseline
+            };
+            CHOSEN.store(1 + isa as u8, Ordering::Relaxed);
+            isa
+        }
+    }
+}
+
+/// Makes the hot loops run with `isa` from now on (the counts are the same; for tests that
+/// run both). Returns false, and changes nothing, if this CPU cannot run it or the build
+/// cannot leave it (a [`BUILT_V3`] build has no baseline code).
+pub fn set(isa: Isa) -> bool {
+    if !isa.supported() || (BUILT_V3 && isa == Isa::Baseline) {
+        return false;
+    }
+    CHOSEN.store(1 + isa as u8, Ordering::Relaxed);
+    true
+}
+
+/// Whether a leaf should call its `_v3` twin: the twin exists (x86-64), is not the build's
+/// own code already, and this CPU has its features. Only true when [`Isa::supported`] said
+/// so, which is what makes the `unsafe` calls at the leaves sound.
+#[inline(always)]
+pub(crate) fn v3() -> bool {
+    !BUILT_V3 && cfg!(target_arch = "x86_64") && current() == Isa::X86_64V3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chosen_isa_is_supported_and_baseline_always_is() {
+        assert!(current().supported());
+        assert!(Isa::Baseline.supported());
+        if BUILT_V3 {
+            assert!(Isa::X86_64V3.supported(), "a v3 build runs on a v3 CPU");
+            assert!(!set(Isa::Baseline), "a v3 build has no baseline code");
+            assert!(!v3(), "nothing to dispatch in a v3 build");
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        assert!(!Isa::X86_64V3.supported() && !v3());
+        assert!(describe().starts_with(current().name()));
+    }
+}
