@@ -47,14 +47,10 @@ const MIN_BUCKET: usize = 64 * LANES;
 /// Reusable buffers of the join (one per worker).
 #[derive(Debug, Default)]
 pub struct Joiner {
-    /// Chunk tables of the current piece: `tables[c][v][b]` is the OR of the slices of the
-    /// bits of value v of chunk c, for block b.
-    tables: Vec<ChunkTable>,
-    /// Valid east masks of each block of each piece.
-    valid: Vec<u64>,
-    /// Transposed slices of the piece being built: `slices[k * LANES + b]`.
-    slices: Vec<u64>,
-    /// Both lists sorted by bucket, with the start of each bucket.
+    /// The piece being joined.
+    piece: Piece,
+    /// Both lists sorted by bucket, with the start of each bucket (when there is more than
+    /// one bucket: a single bucket is the input itself).
     east: Vec<u64>,
     east_start: Vec<usize>,
     west: Vec<(u64, u32)>,
@@ -105,36 +101,44 @@ impl Joiner {
                 .enumerate()
                 .fold(0usize, |acc, (i, &k)| acc | (((m >> k) & 1) as usize) << i)
         };
-        bucket_sort(
-            east,
-            |&e| key_of(e),
-            buckets,
-            &mut self.east,
-            &mut self.east_start,
-        );
-        bucket_sort(
-            west,
-            |w| key_of(w.0),
-            buckets,
-            &mut self.west,
-            &mut self.west_start,
-        );
+        let whole = ([0, east.len()], [0, west.len()]);
+        let (east, east_start, west, west_start): (&[u64], &[usize], &[(u64, u32)], &[usize]) =
+            if buckets == 1 {
+                (east, &whole.0, west, &whole.1) // nothing to sort
+            } else {
+                bucket_sort(
+                    east,
+                    |&e| key_of(e),
+                    buckets,
+                    &mut self.east,
+                    &mut self.east_start,
+                );
+                bucket_sort(
+                    west,
+                    |w| key_of(w.0),
+                    buckets,
+                    &mut self.west,
+                    &mut self.west_start,
+                );
+                (&self.east, &self.east_start, &self.west, &self.west_start)
+            };
 
         let chunks = bits.div_ceil(CHUNK) as usize;
         let full = buckets - 1;
         let mut stats = JoinStats::default();
+        let piece = &mut self.piece;
         for u in 0..buckets {
-            let (lo, hi) = (self.east_start[u], self.east_start[u + 1]);
+            let (lo, hi) = (east_start[u], east_start[u + 1]);
             for piece_start in (lo..hi).step_by(64 * LANES) {
                 let piece_end = hi.min(piece_start + 64 * LANES);
-                self.build_piece(piece_start..piece_end, bits, chunks);
-                let tables = &self.tables[..chunks];
-                let valid: &[u64; LANES] = self.valid[..LANES].try_into().expect("LANES words");
+                piece.build(&east[piece_start..piece_end], bits, chunks);
+                let tables = &piece.tables[..chunks];
+                let valid: &[u64; LANES] = piece.valid[..LANES].try_into().expect("LANES words");
                 // West buckets v with u & v == 0: the submasks of !u, downwards.
                 let free = full & !u;
                 let mut v = free;
                 loop {
-                    let ws = &self.west[self.west_start[v]..self.west_start[v + 1]];
+                    let ws = &west[west_start[v]..west_start[v + 1]];
                     stats.tested += ((piece_end - piece_start) * ws.len()) as u64;
                     stats.pairs += count_west_any(chunks, tables, valid, ws);
                     if v == 0 {
@@ -146,10 +150,24 @@ impl Joiner {
         }
         stats
     }
+}
 
-    /// Transposes the east masks `range` (at most 512) and builds their chunk tables.
+/// One piece of at most 512 east masks, transposed, with its chunk tables.
+#[derive(Debug, Default)]
+struct Piece {
+    /// Chunk tables: `tables[c][v][b]` is the OR of the slices of the bits of value v of
+    /// chunk c, for block b.
+    tables: Vec<ChunkTable>,
+    /// Valid east masks of each block.
+    valid: Vec<u64>,
+    /// Transposed slices: `slices[k * LANES + b]`.
+    slices: Vec<u64>,
+}
+
+impl Piece {
+    /// Transposes `east` (at most 512 masks) and builds its chunk tables.
     #[inline(always)]
-    fn build_piece(&mut self, range: std::ops::Range<usize>, bits: u32, chunks: usize) {
+    fn build(&mut self, east: &[u64], bits: u32, chunks: usize) {
         self.tables.clear();
         self.tables.resize(chunks, [[0; LANES]; 32]);
         self.valid.clear();
@@ -157,7 +175,7 @@ impl Joiner {
         // Slices: bit j of slices[k * LANES + b] = bit k of mask 64 b + j.
         self.slices.clear();
         self.slices.resize(chunks * CHUNK as usize * LANES, 0);
-        for (b, block) in self.east[range].chunks(64).enumerate() {
+        for (b, block) in east.chunks(64).enumerate() {
             let mut t = [0u64; 64];
             t[..block.len()].copy_from_slice(block);
             transpose64(&mut t);

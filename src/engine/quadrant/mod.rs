@@ -75,7 +75,7 @@ pub mod units;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use half::{Half, HalfScratch, HalfStats};
+use half::{Half, HalfScratch, HalfStats, MaskList};
 use join::Joiner;
 use table::QuadrantTable;
 
@@ -327,7 +327,7 @@ impl Frame {
             let anti = 1u64 << (self.n as u32 - 1 - self.shared_lo());
             let main = anti << len;
             let long = anti | main;
-            for &w in &west_masks {
+            for &w in west_masks.as_slice() {
                 let on_long = (w & long).count_ones();
                 let wt = if on_long == 0 {
                     z_weight
@@ -340,12 +340,14 @@ impl Frame {
                 }
             }
         } else {
-            scratch.west.extend(west_masks.iter().map(|&w| (w, weight)));
+            scratch
+                .west
+                .extend(west_masks.as_slice().iter().map(|&w| (w, weight)));
         }
         scratch.west_masks = west_masks;
         let j = scratch
             .joiner
-            .join(&scratch.east, &scratch.west, self.bits());
+            .join(scratch.east.as_slice(), &scratch.west, self.bits());
         res.solutions = j.pairs;
         res.tested = j.tested;
         res
@@ -416,9 +418,9 @@ pub struct Scratch {
     rows: Vec<u8>,
     joiner: Joiner,
     half: HalfScratch,
-    east: Vec<u64>,
+    east: MaskList,
     west: Vec<(u64, u32)>,
-    west_masks: Vec<u64>,
+    west_masks: MaskList,
 }
 
 /// What counting one or more sets E produced.
