@@ -297,3 +297,32 @@ fn unwritable_shard_file_is_named_in_the_error() {
         "cannot write shard file /nonexistent-dir/shard.json",
     );
 }
+
+/// `NQUEENS_KERNEL` picks the code of the hot loops in a portable build; a misspelt value
+/// must not silently measure the other code.
+#[test]
+fn a_misspelt_kernel_variable_is_refused_and_the_valid_ones_count() {
+    let out = nqueens()
+        .env("NQUEENS_KERNEL", "Baseline")
+        .args(["count", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("nqueens: NQUEENS_KERNEL must be 'auto' or 'baseline', not 'Baseline'"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    for value in ["auto", "baseline"] {
+        let out = nqueens()
+            .env("NQUEENS_KERNEL", value)
+            .args(["count", "12", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{value}");
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(s.contains("\"total\":14200"), "{value}: {s}");
+    }
+}

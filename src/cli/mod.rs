@@ -31,7 +31,17 @@ use clap::{Parser, Subcommand};
 /// Exit codes: 0 ok, 1 a check failed (a count that disagrees with the known table or a
 /// symmetry identity), 2 usage or input error.
 #[derive(Parser, Debug)]
-#[command(name = "nqueens", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "nqueens",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = "Environment: NQUEENS_KERNEL=baseline makes a portable build (one not built \
+for the host CPU) run its baseline code instead of the x86-64-v3 code it picks at run time, \
+for measuring one against the other; auto (or unset) is the default. bench names the code \
+that ran."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -86,6 +96,7 @@ pub type Outcome = anyhow::Result<ExitCode>;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Outcome {
+    nqueens::engine::isa::check_env().map_err(anyhow::Error::msg)?;
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),

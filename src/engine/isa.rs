@@ -4,8 +4,8 @@
 //! no `popcnt`, no BMI (`blsi`, `andn`, the flag-free shifts `shlx`/`shrx`), no AVX2. The
 //! join counts 512 pattern pairs with 8 popcounts, which the baseline does with a dozen
 //! shifts and masks each; the backtracking step lives on `blsi` and variable shifts.
-//! Measured on an AMD EPYC (Zen 3), baseline code lost 15-20% on the quadrant engine
-//! (README, "Portable builds").
+//! Measured on an AMD EPYC (Zen 3), the quadrant engine took 10-33% longer with baseline
+//! code than with these twins (README, "Portable builds").
 //!
 //! So the three leaf loops — [`Joiner::join`](super::quadrant::join::Joiner::join), the half
 //! patterns (`Half::patterns_from_table`) and [`count_tasks`](super::lanes::count_tasks) —
@@ -27,7 +27,7 @@
 //! Why leaves and not one wrapper around a whole unit: only code *inlined* into a
 //! `#[target_feature]` function is compiled with its features; a callee left out of line
 //! (the half patterns, called from `count_set`) stays baseline code. A first attempt
-//! wrapped the whole unit and was no faster than the baseline for that reason.
+//! wrapped the whole unit and was no faster than the baseline, most likely for that reason.
 //!
 //! A build whose own target already has the features (`-C target-cpu=native` on a recent
 //! CPU, as `.cargo/config.toml` asks) has nothing to choose: [`BUILT_V3`] is true, the
@@ -35,7 +35,12 @@
 //! architectures (aarch64) compile only the bodies.
 //!
 //! `NQUEENS_KERNEL=baseline` in the environment makes a dispatching build run its baseline
-//! code (the counts are the same; for measuring one against the other in one binary).
+//! code (the counts are the same; for measuring one against the other in one binary);
+//! `auto` or unset is the default, any other value is refused by the command line.
+//!
+//! Not dispatched: the quadrant search without a table (`Half::place`, recursive, so it
+//! cannot be inlined into a twin; used from n = 24, where the table would pass 550 MB), and
+//! the per-join set-up (`key_bits`, `bucket_sort`: one pass over the lists per set E).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -90,6 +95,25 @@ impl Isa {
     }
 }
 
+/// Checks the value of `NQUEENS_KERNEL`: unset, `auto` (the default: the best this CPU
+/// runs) or `baseline`; anything else is refused with a one-line message, so that a typo
+/// does not silently measure the wrong code.
+pub fn check_env() -> Result<(), String> {
+    match std::env::var_os(ENV) {
+        None => Ok(()),
+        Some(v) if v == "auto" || v == "baseline" => Ok(()),
+        Some(v) => {
+            let shown: String = v.to_string_lossy().chars().take(40).collect();
+            Err(format!("{ENV} must be 'auto' or 'baseline', not '{shown}'"))
+        }
+    }
+}
+
+/// Whether `NQUEENS_KERNEL=baseline` is set.
+fn env_baseline() -> bool {
+    std::env::var_os(ENV).is_some_and(|v| v == "baseline")
+}
+
 /// The hot loops' instruction set: 0 until [`current`] decides, then 1 + the choice.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
@@ -102,7 +126,11 @@ pub fn describe() -> String {
     } else if !cfg!(target_arch = "x86_64") {
         "no other on this architecture"
     } else if isa == Isa::Baseline && Isa::X86_64V3.supported() {
-        "NQUEENS_KERNEL=baseline"
+        if env_baseline() {
+            "NQUEENS_KERNEL=baseline"
+        } else {
+            "set by the program"
+        }
     } else {
         "chosen at run time"
     };
@@ -117,15 +145,18 @@ pub fn current() -> Isa {
         _ => {
             let isa = if BUILT_V3 {
                 Isa::X86_64V3
-            } else if std::env::var_os(ENV).is_some_and(|v| v == "baseline") {
+            } else if env_baseline() {
                 Isa::Baseline
             } else if Isa::X86_64V3.supported() {
                 Isa::X86_64V3
             } else {
                 Isa::Baseline
             };
-            CHOSEN.store(1 + isa as u8, Ordering::Relaxed);
-            isa
+            // A `set` that ran meanwhile wins: it was asked for explicitly.
+            match CHOSEN.compare_exchange(0, 1 + isa as u8, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => isa,
+                Err(_) => current(),
+            }
         }
     }
 }

@@ -125,7 +125,8 @@ impl MaskList {
     /// Sets the length after writing through [`MaskList::room`] (at most the buffer's).
     #[inline(always)]
     fn truncate_to(&mut self, len: usize) {
-        self.len = len.min(self.buf.len());
+        debug_assert!(len <= self.buf.len());
+        self.len = len;
     }
 }
 
@@ -274,14 +275,15 @@ impl Half {
                     // shared mask is the OR of its two quadrants').
                     let south = &mut scratch.quarters;
                     south.clear();
-                    south.extend(ss.iter().filter_map(|&(u, d)| {
+                    // A plain loop, not `extend`: an iterator adapter is compiled out of line
+                    // once, for the baseline, and would miss the v3 twin (see `isa`).
+                    for &(u, d) in ss {
                         let (up, down) = (u64::from(u) << s0, u64::from(d));
-                        ((up & pre_up) | (down & pre_down) == 0).then(|| Quarter {
-                            up,
-                            down,
-                            shared: self.shared(up, down),
-                        })
-                    }));
+                        if (up & pre_up) | (down & pre_down) == 0 {
+                            let shared = self.shared(up, down);
+                            south.push(Quarter { up, down, shared });
+                        }
+                    }
                     // Branch-free: write every candidate, keep it if it fits (about one in
                     // four does, which a branch would mispredict).
                     let mut kept = out.len();

@@ -102,26 +102,28 @@ impl Joiner {
                 .fold(0usize, |acc, (i, &k)| acc | (((m >> k) & 1) as usize) << i)
         };
         let whole = ([0, east.len()], [0, west.len()]);
-        let (east, east_start, west, west_start): (&[u64], &[usize], &[(u64, u32)], &[usize]) =
-            if buckets == 1 {
-                (east, &whole.0, west, &whole.1) // nothing to sort
-            } else {
-                bucket_sort(
-                    east,
-                    |&e| key_of(e),
-                    buckets,
-                    &mut self.east,
-                    &mut self.east_start,
-                );
-                bucket_sort(
-                    west,
-                    |w| key_of(w.0),
-                    buckets,
-                    &mut self.west,
-                    &mut self.west_start,
-                );
-                (&self.east, &self.east_start, &self.west, &self.west_start)
-            };
+        let ((east, east_start), (west, west_start)) = if buckets == 1 {
+            ((east, &whole.0[..]), (west, &whole.1[..])) // nothing to sort
+        } else {
+            bucket_sort(
+                east,
+                |&e| key_of(e),
+                buckets,
+                &mut self.east,
+                &mut self.east_start,
+            );
+            bucket_sort(
+                west,
+                |w| key_of(w.0),
+                buckets,
+                &mut self.west,
+                &mut self.west_start,
+            );
+            (
+                (self.east.as_slice(), self.east_start.as_slice()),
+                (self.west.as_slice(), self.west_start.as_slice()),
+            )
+        };
 
         let chunks = bits.div_ceil(CHUNK) as usize;
         let full = buckets - 1;
