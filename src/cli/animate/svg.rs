@@ -27,6 +27,11 @@ use nqueens::{Step, Steps};
 /// Height of the status line under the board, px.
 const STATUS: usize = 28;
 
+/// Narrowest document, px: the status line ("step 1,234   solutions 0   remove 7 5", about
+/// 280 px in 15 px sans-serif) must fit under the small boards too (n = 4 is 160 px wide; a
+/// headless-Chromium screenshot showed its status cut off).
+const MIN_WIDTH: usize = 320;
+
 /// A solution stays on screen this many times --delay, as on the terminal.
 const SOLUTION_HOLD: u64 = 10;
 
@@ -127,13 +132,14 @@ fn percent(part: u64, whole: u64) -> String {
 /// The SVG document and the length of its loop in milliseconds.
 fn document(n: usize, frames: &[Frame], a: &AnimateArgs) -> (String, u64) {
     let side = n * SQUARE;
+    let width = side.max(MIN_WIDTH);
     let height = side + STATUS;
     let slot = |f: &Frame| a.delay * if f.solution { SOLUTION_HOLD } else { 1 };
     let loop_ms: u64 = frames.iter().map(slot).sum::<u64>().max(1);
     let mut s = String::with_capacity(1000 + n * n * 40 + frames.len() * (120 + n * 40));
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{height}" viewBox="0 0 {side} {height}">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
     );
     let _ = writeln!(
         s,
