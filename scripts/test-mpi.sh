@@ -14,6 +14,10 @@ echo "$out"
 grep -q '"total":73712,' <<<"$out"
 grep -q '"unique":9233,' <<<"$out"
 grep -q '"known":"match"' <<<"$out"
+# The quadrant engine's table of n = 13 (h = 6), as a local count reports it.
+local_table=$("$bin" count 13 --json | grep -o '"table_bytes":[0-9]*')
+test "$local_table" != '"table_bytes":0'
+grep -q "$local_table," <<<"$out"
 
 # --threads 2: each of the 2 computing ranks runs 2 units at once.
 out=$(run count 13 --mpi --threads 2 --json)

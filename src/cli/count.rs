@@ -144,10 +144,11 @@ fn mpi_count(_n: u32, _a: &CountArgs) -> Outcome {
 /// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
 #[cfg(feature = "mpi")]
 fn mpi_count(n: u32, a: &CountArgs) -> Outcome {
-    let engine = a.engine.resolve(n, a.threads.unwrap_or(1))?.engine;
+    let chosen = a.engine.resolve(n, a.threads.unwrap_or(1))?;
     super::mpi::count(
         n,
-        engine,
+        chosen.engine,
+        chosen.table_bytes,
         a.threads,
         a.checkpoint.as_deref(),
         a.quiet,

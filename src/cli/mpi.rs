@@ -18,10 +18,12 @@ use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
 /// Runs `count n --mpi` with `engine`; each computing rank runs `threads` units at once
-/// (default 1, for one rank per core).
+/// (default 1, for one rank per core) and builds a quadrant table of `table_bytes` (0: none;
+/// rank 0 only schedules and builds none).
 pub fn count(
     n: u32,
     engine: Engine,
+    table_bytes: u64,
     threads: Option<usize>,
     checkpoint: Option<&Path>,
     quiet: bool,
@@ -53,9 +55,11 @@ pub fn count(
         return Ok(session::interrupted(&run));
     }
     let counts = run.counts()?;
-    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads).with_speed(
-        counts.nodes - run.resumed.nodes,
-        counts.pairs_tested - run.resumed.pairs,
-    );
+    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads)
+        .with_speed(
+            counts.nodes - run.resumed.nodes,
+            counts.pairs_tested - run.resumed.pairs,
+        )
+        .with_table(table_bytes);
     print_single(&report, json, &mut std::io::stdout().lock())
 }
