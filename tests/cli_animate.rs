@@ -525,7 +525,7 @@ fn svg_to_a_file_reports_its_size_and_a_frame_cap_refuses_before_writing() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("more than 20 steps"), "{err}");
+    assert!(err.contains("needs more than 20 frames"), "{err}");
     assert!(!capped.exists());
     let names: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(names.len(), 1, "no temporary file left: {names:?}");

@@ -479,3 +479,57 @@ fn merge_recheck_passes_honest_shards_and_says_so() {
     assert!(stderr(&o).contains("all match"), "{}", stderr(&o));
     fs::remove_dir_all(d).unwrap();
 }
+
+/// Renaming over a file needs only the directory's permission: a user who may not write a
+/// file must not be able to replace it with `--out` (as `>` could not). As root (CI) the
+/// program runs as `nobody` through runuser(1); otherwise as the user, on a read-only file.
+#[test]
+fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = scratch("perm");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap(); // no sticky bit
+    let theirs = dir.join("theirs.json");
+    fs::write(&theirs, "theirs").unwrap();
+    fs::set_permissions(&theirs, fs::Permissions::from_mode(0o444)).unwrap();
+    let root = fs::metadata(&theirs).unwrap().uid() == 0;
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let args = ["count", "8", "--shard", "0/1", "--out"];
+    let out = if root {
+        let runuser = Path::new("/usr/sbin/runuser");
+        let runuser = if runuser.exists() {
+            runuser
+        } else {
+            Path::new("/sbin/runuser")
+        };
+        if !runuser.exists() {
+            eprintln!("skipped: running as root without runuser(1) to drop to nobody");
+            return;
+        }
+        Command::new(runuser)
+            .args(["-u", "nobody", "--"])
+            .arg(&bin)
+            .args(args)
+            .arg(&theirs)
+            .output()
+            .unwrap()
+    } else {
+        Command::new(&bin).args(args).arg(&theirs).output().unwrap()
+    };
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("ermission denied") && err.contains("left as it is"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&theirs).unwrap(), "theirs");
+    assert_eq!(
+        fs::metadata(&theirs).unwrap().uid(),
+        if root {
+            0
+        } else {
+            fs::metadata(&dir).unwrap().uid()
+        }
+    );
+    assert_eq!(entries(&dir), ["theirs.json"], "no temporary file left");
+    fs::remove_dir_all(dir).unwrap();
+}

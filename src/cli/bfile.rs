@@ -134,6 +134,8 @@ pub struct Row {
 /// Parses a b-file. Errors name the line: "line 4: expected 'n a(n)', found 'x'".
 pub fn parse(bytes: &[u8]) -> Result<Vec<Row>, String> {
     let mut rows: Vec<Row> = Vec::new();
+    // A UTF-8 byte-order mark, which some Windows editors put first, is not part of line 1.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -197,10 +199,20 @@ fn normalize(s: &str) -> Option<String> {
 
 /// The first 40 characters of `s`, for error messages.
 fn shorten(s: &str) -> String {
-    match s.char_indices().nth(40) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
+    // Control characters (an escape sequence in a hostile file) are shown escaped, never
+    // sent to the terminal: "\u{1b}[2J".
+    let mut out = String::new();
+    for c in s.chars().take(40) {
+        if c.is_control() {
+            out.extend(c.escape_default()); // ESC -> \u{1b}
+        } else {
+            out.push(c);
+        }
     }
+    if s.chars().nth(40).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// Reads at most [`MAX_BYTES`] of `path` (`-`: stdin); a larger file is an error.

@@ -169,6 +169,11 @@ pub fn run(a: &CountArgs) -> Outcome {
     if a.mpi {
         return mpi_count(a.sizes.start, a);
     }
+    // Every n of a range is checked before anything is printed: `count 1..5 --engine
+    // quadrant` is refused whole, not after a table header.
+    for n in a.sizes.iter() {
+        a.engine.resolve(n, threads)?;
+    }
     let last = a.engine.resolve(a.sizes.end, threads)?;
     let est = estimate_seconds(a.sizes.end, threads, last.engine);
     if est > 3600.0 {

@@ -96,7 +96,14 @@ pub type Outcome = anyhow::Result<ExitCode>;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Outcome {
-    nqueens::engine::isa::check_env().map_err(anyhow::Error::msg)?;
+    use nqueens::engine::isa;
+    isa::check_env().map_err(anyhow::Error::msg)?;
+    if isa::BUILT_V3 && std::env::var_os(isa::ENV).is_some_and(|v| v == "baseline") {
+        eprintln!(
+            "warning: {}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code",
+            isa::ENV
+        );
+    }
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),

@@ -103,7 +103,18 @@ pub fn check_env() -> Result<(), String> {
         None => Ok(()),
         Some(v) if v == "auto" || v == "baseline" => Ok(()),
         Some(v) => {
-            let shown: String = v.to_string_lossy().chars().take(40).collect();
+            let v = v.to_string_lossy();
+            let mut shown = String::new();
+            for c in v.chars().take(40) {
+                if c.is_control() {
+                    shown.extend(c.escape_default()); // ESC -> \u{1b}
+                } else {
+                    shown.push(c);
+                }
+            }
+            if v.chars().nth(40).is_some() {
+                shown.push('…');
+            }
             Err(format!("{ENV} must be 'auto' or 'baseline', not '{shown}'"))
         }
     }

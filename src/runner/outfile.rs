@@ -13,7 +13,9 @@
 //!   do, as root, for `/dev/full`).
 //! - Anything else (a directory, a block device, a socket) is refused.
 //!
-//! A short or failed write is an error either way.
+//! A short or failed write is an error either way. A regular file this user may not write
+//! is refused (renaming over it would only need the directory's permission), and a path that
+//! stops being a regular file while the text is written is left alone.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -31,7 +33,18 @@ const MAX_LINKS: usize = 40;
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let target = follow_links(path)?;
     match fs::metadata(&target) {
-        Ok(m) if m.is_file() => replace_atomically(&target, bytes, Some(m.permissions())),
+        Ok(m) if m.is_file() => {
+            // Renaming needs only the directory's permission; replacing a file this user may
+            // not write would bypass the file's own (as `>` would not). Opening it for writing,
+            // without truncating, asks the kernel and changes nothing.
+            if let Err(e) = OpenOptions::new().write(true).open(&target) {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("{e}; the file is left as it is"),
+                ));
+            }
+            replace_atomically(&target, bytes, Some(m.permissions()))
+        }
         Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
             let mut f = OpenOptions::new().write(true).open(&target)?;
             f.write_all(bytes)?;
@@ -62,6 +75,8 @@ pub fn file_kind(t: &fs::FileType) -> &'static str {
         "a block device"
     } else if t.is_socket() {
         "a socket"
+    } else if t.is_symlink() {
+        "a symbolic link"
     } else {
         "not a regular file"
     }
@@ -139,6 +154,20 @@ fn replace_atomically(path: &Path, bytes: &[u8], perms: Option<fs::Permissions>)
         file.set_permissions(p)?;
     }
     drop(file);
+    // Checked when we started, checked again now: a FIFO, device or link put at the path
+    // while we wrote (a long SVG takes seconds) is not replaced by a regular file.
+    if let Ok(m) = fs::symlink_metadata(path) {
+        if !m.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} became {} while it was being written: left as it is",
+                    path.display(),
+                    file_kind(&m.file_type())
+                ),
+            ));
+        }
+    }
     fs::rename(&tmp.path, path)?;
     tmp.armed = false;
     Ok(())

@@ -89,12 +89,21 @@ pub fn build(mut steps: Steps, a: &AnimateArgs) -> anyhow::Result<Animation> {
     let mut frames = Vec::new();
     while let Some(step) = steps.next() {
         if frames.len() as u64 == a.max_frames {
+            // Frames are the lines of the step log: one per placement and removal, and one
+            // per solution found.
+            let how = if a.max_frames < super::MAX_FRAMES_LIMIT {
+                format!(
+                    "raise --max-frames (up to {}) or stop earlier with --until",
+                    grouped(u128::from(super::MAX_FRAMES_LIMIT))
+                )
+            } else {
+                "stop earlier with --until".to_string()
+            };
             bail!(
-                "the {n}-queens search until {} takes more than {} steps: raise --max-frames \
-                 (up to {}) or stop earlier with --until",
+                "the {n}-queens search until {} needs more than {} frames (one per line of \
+                 the step log): {how}",
                 a.until.describe(),
                 grouped(u128::from(a.max_frames)),
-                grouped(u128::from(super::MAX_FRAMES_LIMIT))
             );
         }
         let what = record(step, &steps, &mut tally);
@@ -232,7 +241,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(
-            err.contains("more than 50 steps") && err.contains("--max-frames"),
+            err.contains("needs more than 50 frames") && err.contains("--max-frames"),
             "{err}"
         );
         let mut a = args(4, Until::All, 34);
