@@ -18,8 +18,9 @@ use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
 /// Runs `count n --mpi` with `engine`; each computing rank runs `threads` units at once
-/// (default 1, for one rank per core) and builds a quadrant table of `table_bytes` (0: none;
-/// rank 0 only schedules and builds none).
+/// (default 1, for one rank per core). `table_bytes` is the quadrant table rank 0's engine
+/// choice implies (0: none), reported as the table each computing rank builds; every rank
+/// resolves its own from its memory, so on unequal nodes this is rank 0's figure.
 pub fn count(
     n: u32,
     engine: Engine,
