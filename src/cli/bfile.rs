@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 
-use super::args::SizeRange;
+use super::args::{shown, SizeRange};
 use super::Outcome;
 use nqueens::{known, Counts, MAX_N};
 
@@ -149,7 +149,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Row>, String> {
         let [n, value] = fields[..] else {
             return Err(format!(
                 "line {line}: expected 'n a(n)', found '{}'",
-                shorten(text)
+                shown(text)
             ));
         };
         let n = n
@@ -159,11 +159,11 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Row>, String> {
             .ok_or_else(|| {
                 format!(
                     "line {line}: '{}' is not an index n (a whole number >= 0)",
-                    shorten(n)
+                    shown(n)
                 )
             })?;
         let value = normalize(value)
-            .ok_or_else(|| format!("line {line}: '{}' is not a whole number", shorten(value)))?;
+            .ok_or_else(|| format!("line {line}: '{}' is not a whole number", shown(value)))?;
         if let Some(last) = rows.last() {
             if n <= last.n {
                 return Err(format!(
@@ -195,24 +195,6 @@ fn normalize(s: &str) -> Option<String> {
     } else {
         format!("{sign}{digits}")
     })
-}
-
-/// The first 40 characters of `s`, for error messages.
-fn shorten(s: &str) -> String {
-    // Control characters (an escape sequence in a hostile file) are shown escaped, never
-    // sent to the terminal: "\u{1b}[2J".
-    let mut out = String::new();
-    for c in s.chars().take(40) {
-        if c.is_control() {
-            out.extend(c.escape_default()); // ESC -> \u{1b}
-        } else {
-            out.push(c);
-        }
-    }
-    if s.chars().nth(40).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 /// Reads at most [`MAX_BYTES`] of `path` (`-`: stdin); a larger file is an error.

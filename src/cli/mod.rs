@@ -97,7 +97,13 @@ pub type Outcome = anyhow::Result<ExitCode>;
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Outcome {
     use nqueens::engine::isa;
-    isa::check_env().map_err(anyhow::Error::msg)?;
+    if let Err(v) = isa::check_env() {
+        anyhow::bail!(
+            "{} must be 'auto' or 'baseline', not '{}'",
+            isa::ENV,
+            args::shown(&v)
+        );
+    }
     if isa::BUILT_V3 && std::env::var_os(isa::ENV).is_some_and(|v| v == "baseline") {
         eprintln!(
             "warning: {}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code",
