@@ -13,8 +13,9 @@
 //!
 //! ```text
 //! fn join(..)        { if isa::v3() { unsafe { join_v3(..) } } else { join_body(..) } }
-//! #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-//! fn join_v3(..)     { join_body(..) }   // the body, compiled again with those features
+//! isa::v3_fn! {     // #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+//!   fn join_v3(..)   { join_body(..) }   // the body, compiled again with those features
+//! }
 //! #[inline(always)]
 //! fn join_body(..)   { .. }              // everything hot below it inlined too
 //! ```
@@ -168,6 +169,19 @@ pub fn set(isa: Isa) -> bool {
     CHOSEN.store(1 + isa as u8, Ordering::Relaxed);
     true
 }
+
+/// Defines a leaf's `_v3` twin: the item given, compiled (on x86-64 only) with the
+/// x86-64-v3 features. The one place that feature list is written for code generation; it
+/// must stay the list [`Isa::supported`] checks, a few lines above, or the `unsafe` calls of
+/// the twins would run instructions nobody checked for.
+macro_rules! v3_fn {
+    ($($item:tt)*) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+        $($item)*
+    };
+}
+pub(crate) use v3_fn;
 
 /// Whether a leaf should call its `_v3` twin: the twin exists (x86-64), is not the build's
 /// own code already, and this CPU has its features. Only true when [`Isa::supported`] said

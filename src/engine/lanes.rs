@@ -186,11 +186,11 @@ pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>>
     count_tasks_body(tasks, stop)
 }
 
-/// [`count_tasks`] compiled for x86-64-v3 ([`isa`]): `blsi`, `andn`, `shlx`/`shrx`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn count_tasks_v3(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
-    count_tasks_body(tasks, stop)
+isa::v3_fn! {
+    /// [`count_tasks`] compiled for x86-64-v3 ([`isa`]): `blsi`, `andn`, `shlx`/`shrx`.
+    fn count_tasks_v3(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
+        count_tasks_body(tasks, stop)
+    }
 }
 
 /// The lanes, inlined into each instruction set's copy.

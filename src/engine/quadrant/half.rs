@@ -229,18 +229,18 @@ impl Half {
         self.patterns_body(t, north, south, scratch, out)
     }
 
-    /// [`Half::patterns_from_table`] compiled for x86-64-v3 ([`isa`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    fn patterns_v3(
-        &self,
-        t: &QuadrantTable,
-        north: &[u8],
-        south: &[u8],
-        scratch: &mut HalfScratch,
-        out: &mut MaskList,
-    ) -> u64 {
-        self.patterns_body(t, north, south, scratch, out)
+    isa::v3_fn! {
+        /// [`Half::patterns_from_table`] compiled for x86-64-v3 ([`isa`]).
+        fn patterns_v3(
+            &self,
+            t: &QuadrantTable,
+            north: &[u8],
+            south: &[u8],
+            scratch: &mut HalfScratch,
+            out: &mut MaskList,
+        ) -> u64 {
+            self.patterns_body(t, north, south, scratch, out)
+        }
     }
 
     /// The table lookups, inlined into each instruction set's copy.

@@ -81,11 +81,11 @@ impl Joiner {
         self.join_body(east, west, bits)
     }
 
-    /// [`Joiner::join`] compiled for x86-64-v3 ([`isa`]): popcnt, and AVX2 for the ORs.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    fn join_v3(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
-        self.join_body(east, west, bits)
+    isa::v3_fn! {
+        /// [`Joiner::join`] compiled for x86-64-v3 ([`isa`]): popcnt, and AVX2 for the ORs.
+        fn join_v3(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
+            self.join_body(east, west, bits)
+        }
     }
 
     /// The join, inlined into each instruction set's copy.
