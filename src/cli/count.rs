@@ -80,7 +80,13 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     let chosen = a.engine.resolve(n, threads)?;
     let plan = UnitPlan::with_engine(n, chosen.engine);
     let session = session::open(plan, scope, a.checkpoint.as_deref())?;
-    let progress = Progress::new(!a.quiet, n, session.units(), &session.done());
+    let progress = Progress::new(
+        !a.quiet,
+        n,
+        session.plan().engine(),
+        session.units(),
+        &session.done(),
+    );
     let run = session
         .on_done(|u, r| progress.done(u, r))
         .run_local(threads)?;

@@ -47,7 +47,13 @@ pub fn count(
         return Ok(ExitCode::SUCCESS);
     }
     let session = session::open(UnitPlan::with_engine(n, engine), Scope::All, checkpoint)?;
-    let progress = Progress::new(!quiet, n, session.units(), &session.done());
+    let progress = Progress::new(
+        !quiet,
+        n,
+        session.plan().engine(),
+        session.units(),
+        &session.done(),
+    );
     let run = session
         .on_done(|u, r| progress.done(u, r))
         .run_mpi(&world)?;

@@ -106,7 +106,7 @@ struct Stats {
     makespan: Vec<Makespan>,
 }
 
-fn unit_row(n: u32, u: &nqueens::Unit) -> UnitRow {
+fn unit_row(n: u32, u: &nqueens::Unit, cost: u64) -> UnitRow {
     let queens = match u.kind {
         // The F180 unit fixes its row-0 queen; listed, though the search places it itself.
         UnitKind::Fixed180 { col } => vec![(0, col)],
@@ -122,7 +122,7 @@ fn unit_row(n: u32, u: &nqueens::Unit) -> UnitRow {
         queens,
         weight: u.kind.weight(),
         feeds: u.kind.feeds().name(),
-        cost: cost::estimate(n, u),
+        cost,
     }
 }
 
@@ -241,7 +241,13 @@ pub fn run(a: &PlanArgs) -> Outcome {
         }
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    let rows: Vec<UnitRow> = plan.units().iter().map(|u| unit_row(a.n, u)).collect();
+    let costs = cost::estimates(&plan);
+    let rows: Vec<UnitRow> = plan
+        .units()
+        .iter()
+        .zip(costs)
+        .map(|(u, c)| unit_row(a.n, u, c))
+        .collect();
     if a.json {
         let p = PlanOut {
             n: a.n,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nqueens::engine::cost;
-use nqueens::{Unit, UnitResult};
+use nqueens::{Engine, Unit, UnitResult};
 
 use super::format::{grouped, si};
 
@@ -29,13 +29,14 @@ pub struct Progress {
 impl Progress {
     /// A bar over `scope` (the units this command covers) of which `already` are done, shown
     /// only if `wanted` and stderr is a terminal.
-    pub fn new(wanted: bool, n: u32, scope: &[Unit], already: &[Unit]) -> Progress {
+    pub fn new(wanted: bool, n: u32, engine: Engine, scope: &[Unit], already: &[Unit]) -> Progress {
         let show = wanted && std::io::stderr().is_terminal();
         let mut costs = Vec::new();
         if show {
             costs = vec![0; scope.iter().map(|u| u.id as usize + 1).max().unwrap_or(0)];
+            let est = cost::Estimator::new(n, engine);
             for u in scope {
-                costs[u.id as usize] = cost::estimate(n, u);
+                costs[u.id as usize] = est.of(u);
             }
         }
         let bar = show.then(|| {

@@ -99,7 +99,8 @@ pub fn largest_first(plan: &UnitPlan) -> Vec<(Unit, u64)> {
     let mut v: Vec<(Unit, u64)> = plan
         .units()
         .iter()
-        .map(|u| (*u, cost::estimate(plan.n(), u)))
+        .copied()
+        .zip(cost::estimates(plan))
         .collect();
     v.sort_by_key(|&(u, c)| (Reverse(c), u.id));
     v

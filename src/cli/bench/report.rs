@@ -427,7 +427,7 @@ mod tests {
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         assert!(
             r.text()
-                .starts_with("workload  nq-quick-3-quadrant (n = 16; quadrant engine, plan v3)\n"),
+                .starts_with("workload  nq-quick-3-quadrant (n = 16; quadrant engine, plan v4)\n"),
             "{}",
             r.text()
         );

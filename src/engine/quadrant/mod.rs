@@ -264,8 +264,36 @@ impl Frame {
         table: Option<&QuadrantTable>,
         scratch: &mut Scratch,
     ) -> SetResult {
+        let mut res = self.prepare_set(e, table, scratch);
+        if !scratch.east.is_empty() {
+            let j = self.join_prepared(scratch, join::Sample::ALL);
+            res.solutions = j.pairs;
+            res.tested = j.tested;
+        }
+        res
+    }
+
+    /// Joins the pattern lists [`Frame::prepare_set`] left in `scratch`, or only the pieces
+    /// `sample` picks (for `nqueens estimate`, which times a part of a join).
+    pub fn join_prepared(&self, scratch: &mut Scratch, sample: join::Sample) -> join::JoinStats {
+        scratch
+            .joiner
+            .join_sampled(scratch.east.as_slice(), &scratch.west, self.bits(), sample)
+    }
+
+    /// The first half of [`Frame::count_set`]: both halves' pattern lists, left in
+    /// `scratch` for [`Frame::join_prepared`] (the east list is empty when there is nothing
+    /// to join). Returns the work done (no solutions yet).
+    pub fn prepare_set(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        scratch: &mut Scratch,
+    ) -> SetResult {
         let (weight, z_weight) = self.weight(e);
         let mut res = SetResult::default();
+        scratch.east.clear();
+        scratch.west.clear();
         if weight == 0 {
             return res;
         }
@@ -345,11 +373,6 @@ impl Frame {
                 .extend(west_masks.as_slice().iter().map(|&w| (w, weight)));
         }
         scratch.west_masks = west_masks;
-        let j = scratch
-            .joiner
-            .join(scratch.east.as_slice(), &scratch.west, self.bits());
-        res.solutions = j.pairs;
-        res.tested = j.tested;
         res
     }
 }
@@ -379,30 +402,7 @@ impl Frame {
         }
         starts
     }
-
-    /// The rows of set E split as (east (north, south), west (north, south)).
-    pub(crate) fn split_rows(&self, e: u32) -> RowSplit {
-        let mut buf = Vec::new();
-        let [a, b, c] = self.split_into(e, &mut buf);
-        (
-            (buf[..a].to_vec(), buf[a..b].to_vec()),
-            (buf[b..c].to_vec(), buf[c..].to_vec()),
-        )
-    }
-
-    /// Free east columns, relative to the first east column.
-    pub(crate) fn east_cols(&self) -> u32 {
-        (self.east >> self.shared_lo()) as u32
-    }
-
-    /// Free west columns.
-    pub(crate) fn west_cols(&self) -> u32 {
-        self.west as u32
-    }
 }
-
-/// The rows of a set E: east (north, south), west (north, south).
-pub(crate) type RowSplit = ((Vec<u8>, Vec<u8>), (Vec<u8>, Vec<u8>));
 
 fn sorted_pair(a: (usize, usize), b: (usize, usize)) -> [(usize, usize); 2] {
     if a <= b {

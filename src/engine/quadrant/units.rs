@@ -12,21 +12,33 @@
 //! sets, about 45 per worker on 1,024 workers; n = 17 has 29 frames of 15 rows, 12 fixed:
 //! 87,226 units. Prefixes whose every set is skipped by symmetry are not units.
 
-use super::table::QuadrantTable;
-use super::{sets, Frame};
+use super::{sets, Frame, Rule};
 
-/// Rows fixed by a unit's prefix on even boards.
+/// Rows fixed by a unit's prefix on even boards up to n = 24.
 pub const EVEN_PREFIX_ROWS: u32 = 17;
-/// Rows fixed by a unit's prefix on odd boards.
+/// Rows fixed by a unit's prefix on odd boards up to n = 25.
 pub const ODD_PREFIX_ROWS: u32 = 12;
 
 /// Rows a unit's prefix fixes for a frame with `rows` free rows.
+///
+/// Units should take seconds to minutes of one core at every n, so that a pre-empted
+/// cluster job loses little and a dynamic scheduler can balance. A set E costs about 7.5x
+/// more per n (its two pattern lists each grow about 2.7x), so the free rows shrink with n.
+/// Measured on one core of an Intel Xeon (Sapphire Rapids class), mean per set: n = 24
+/// 1.3 s, n = 25 0.14 s (two middle queens pre-placed), n = 26 about 80 s. So n = 24 keeps
+/// 7 free rows (at most 35 sets, under a minute), n = 25 keeps 11 (at most 462 small
+/// sets, about a minute), n = 26 leaves 2 (at most 2 sets), n = 27 leaves 8 and n = 28
+/// none (one set per unit, about an hour: the largest unit the plan allows without
+/// splitting a set).
 pub fn prefix_rows(n: u32, rows: u32) -> u32 {
-    rows.min(if n.is_multiple_of(2) {
-        EVEN_PREFIX_ROWS
-    } else {
-        ODD_PREFIX_ROWS
-    })
+    let p = match n {
+        ..=24 if n.is_multiple_of(2) => EVEN_PREFIX_ROWS,
+        ..=25 => ODD_PREFIX_ROWS,
+        26 => rows.saturating_sub(2),
+        27 => rows.saturating_sub(8),
+        _ => rows,
+    };
+    rows.min(p)
 }
 
 impl Frame {
@@ -41,9 +53,21 @@ impl Frame {
     }
 
     /// The prefixes of this frame's units: those with at least one counted set E.
+    ///
+    /// Where prefixes outnumber the sets (n >= 26), the counted sets are listed and their
+    /// prefixes kept instead of trying every prefix: the same list, ascending.
     pub fn unit_prefixes(&self, n: u32) -> Vec<u32> {
         let m = self.rows().len() as u32;
         let p = prefix_rows(n, m);
+        if p + 4 < m || p <= 20 {
+            self.prefixes_tried(p)
+        } else {
+            self.prefixes_of_sets(p)
+        }
+    }
+
+    /// The prefixes of `p` rows with a counted set, by trying each of the 2^p.
+    fn prefixes_tried(&self, p: u32) -> Vec<u32> {
         (0..1u32 << p)
             .filter(|&prefix| {
                 self.sets_with_prefix(p, prefix)
@@ -52,44 +76,168 @@ impl Frame {
             .collect()
     }
 
-    /// Estimated cost of counting set E: the product of the east and west halves' pattern
-    /// candidates (north placements times south placements with complementary columns,
-    /// before the diagonals between them are checked), the pairs the join will test up to
-    /// the share the diagonal checks remove. 0 for a set that is not counted.
-    pub fn estimate_set(&self, e: u32, table: &QuadrantTable) -> u64 {
-        if self.weight(e).0 == 0 {
-            return 0;
-        }
-        let (east, west) = self.split_rows(e);
-        self.candidates(table, &east, self.east_cols())
-            .saturating_mul(self.candidates(table, &west, self.west_cols()))
-            .max(1)
+    /// The same list, from the counted sets.
+    fn prefixes_of_sets(&self, p: u32) -> Vec<u32> {
+        let m = self.rows().len() as u32;
+        let low = if p == 32 { u32::MAX } else { (1u32 << p) - 1 };
+        let mut v: Vec<u32> = sets(m, self.east_queens())
+            .filter(|&e| self.weight(e).0 > 0)
+            .map(|e| e & low)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
-    /// Candidate patterns of one half: Σ over column sets C of the north rows of
-    /// |table[north rows, C]| · |table[south rows, other columns]|.
-    fn candidates(&self, table: &QuadrantTable, rows: &(Vec<u8>, Vec<u8>), cols: u32) -> u64 {
-        let (north, south) = rows;
-        let s0 = self.n as u32 - self.n as u32 / 2;
-        let rows_n = north.iter().fold(0u32, |m, &r| m | 1 << r);
-        let rows_s = south
-            .iter()
-            .fold(0u32, |m, &r| m | 1 << (u32::from(r) - s0));
-        let k = north.len() as u32;
-        let mut total = 0u64;
-        let mut c = cols;
-        loop {
-            if c.count_ones() == k {
-                let a = table.get(rows_n, c).len() as u64;
-                let b = table.get(rows_s, cols ^ c).len() as u64;
-                total += a * b;
-            }
-            if c == 0 {
-                break;
-            }
-            c = (c - 1) & cols;
+    /// Estimated cost of counting set E, in pair equivalents: a pure function of the frame
+    /// and E (no table, no machine: the same on every node of a cluster, whatever its
+    /// memory), computed with IEEE additions, multiplications and divisions only, whose
+    /// results are the same on every platform. 0 for a set that is not counted.
+    ///
+    /// The join tests east × west pattern pairs and the half searches cost per pattern, so
+    /// a set costs about `E·W + PATTERN_PAIRS·(E + W)`, where E and W are the pattern counts
+    /// of the two halves. Each is approximated as if the queens' columns were a random
+    /// permutation with independent clashes: for k rows in k free columns,
+    ///
+    /// `k! · Π_{row pairs} (1 − p(d)) · Π_{rows} (1 − blocked / k)`
+    ///
+    /// where p(d) is the share of column pairs at distance d (two queens d rows apart
+    /// clash on a diagonal exactly when their columns are d apart) and `blocked` counts the
+    /// row's free cells on a pre-placed queen's diagonal (and, for the east half of an even
+    /// board, on a long diagonal, which it must avoid). Worked number, n = 20: the estimate
+    /// of a set ranks like its measured time (see the tests); its scale is calibrated once,
+    /// in `cost`.
+    pub fn estimate_set(&self, e: u32) -> f64 {
+        if self.weight(e).0 == 0 {
+            return 0.0;
         }
-        total
+        Proxy::new(self).set(self, e)
+    }
+
+    /// Estimated cost of a unit: the sum of [`Frame::estimate_set`] over its sets, from at
+    /// most [`PROXY_SAMPLE`] of them spread evenly over the unit (scaled up), so that a
+    /// shard job can estimate a whole plan in a second.
+    pub fn estimate_unit(&self, proxy: &Proxy, p: u32, prefix: u32) -> f64 {
+        let mut sets = [0u32; PROXY_SAMPLE];
+        let mut total = 0usize;
+        // Keep every step-th set; the step doubles (keeping every other kept one) when
+        // the sample is full, so the kept sets stay evenly spread without a list of all.
+        let (mut step, mut kept) = (1usize, 0usize);
+        for (i, e) in self.sets_with_prefix(p, prefix).enumerate() {
+            total += 1;
+            if i % step != 0 {
+                continue;
+            }
+            if kept == PROXY_SAMPLE {
+                for j in 0..PROXY_SAMPLE / 2 {
+                    sets[j] = sets[2 * j];
+                }
+                kept = PROXY_SAMPLE / 2;
+                step *= 2;
+                if i % step != 0 {
+                    continue;
+                }
+            }
+            sets[kept] = e;
+            kept += 1;
+        }
+        if kept == 0 {
+            return 0.0;
+        }
+        let sum: f64 = sets[..kept]
+            .iter()
+            .filter(|&&e| self.weight(e).0 > 0)
+            .map(|&e| proxy.set(self, e))
+            .sum();
+        sum * total as f64 / kept as f64
+    }
+}
+
+/// Sets of a unit whose estimate is computed (the rest are taken as like them).
+pub const PROXY_SAMPLE: usize = 16;
+
+/// Pattern pairs one half pattern costs to make, in the estimate (measured at n = 20: the
+/// half searches take 30% of a set's time, about 4,000 join pair tests per pattern).
+pub const PATTERN_PAIRS: f64 = 4096.0;
+
+/// What [`Frame::estimate_set`] precomputes per frame.
+#[derive(Clone, Debug)]
+pub struct Proxy {
+    /// `clash[side][d]`: 1 − the share of the side's free column pairs that are d apart.
+    clash: [[f64; 64]; 2],
+    /// `blocked[side][i]`: free cells of row `rows[i]` in the side on a pre-placed queen's
+    /// diagonal (or a long one the east half avoids).
+    blocked: [Vec<f64>; 2],
+    /// k! for each side's k free columns.
+    fact: [f64; 2],
+}
+
+impl Proxy {
+    /// The precomputed factors of `frame`.
+    pub fn new(frame: &Frame) -> Proxy {
+        let n = frame.n;
+        let cols = [frame.west, frame.east];
+        let mut clash = [[1.0; 64]; 2];
+        let mut blocked = [Vec::new(), Vec::new()];
+        let mut fact = [1.0; 2];
+        for side in 0..2 {
+            let c = cols[side];
+            let k = c.count_ones();
+            for i in 1..=k {
+                fact[side] *= f64::from(i);
+            }
+            let pairs = f64::from(k * k.saturating_sub(1) / 2).max(1.0);
+            let mut at = [0u32; 64];
+            for a in 0..n {
+                for b in a + 1..n {
+                    if c >> a & c >> b & 1 == 1 {
+                        at[b - a] += 1;
+                    }
+                }
+            }
+            for d in 1..64 {
+                clash[side][d] = 1.0 - f64::from(at[d]) / pairs;
+            }
+            for &r in &frame.rows {
+                let r = r as usize;
+                let mut hit = 0u64;
+                for &(pr, pc) in &frame.pre {
+                    let (pr, pc) = (pr as usize, pc as usize);
+                    let d = r.abs_diff(pr);
+                    if pc >= d {
+                        hit |= 1 << (pc - d);
+                    }
+                    hit |= (1u64 << (pc + d)) & ((1u64 << n) - 1);
+                }
+                if side == 1 && frame.rule == Rule::Even {
+                    hit |= 1 << (n - 1 - r) | 1 << r; // the long diagonals
+                }
+                let b = f64::from((hit & c).count_ones());
+                blocked[side].push(1.0 - b / f64::from(k.max(1)));
+            }
+        }
+        Proxy {
+            clash,
+            blocked,
+            fact,
+        }
+    }
+
+    /// The estimate of set E of `frame` (counted or not).
+    fn set(&self, frame: &Frame, e: u32) -> f64 {
+        let rows = &frame.rows;
+        let mut half = [self.fact[0], self.fact[1]];
+        for (i, &a) in rows.iter().enumerate() {
+            let side = (e >> i & 1) as usize;
+            half[side] *= self.blocked[side][i];
+            for (j, &b) in rows.iter().enumerate().skip(i + 1) {
+                if (e >> j & 1) as usize == side {
+                    half[side] *= self.clash[side][usize::from(b - a)];
+                }
+            }
+        }
+        let [w, east] = half;
+        east * w + PATTERN_PAIRS * (east + w)
     }
 }
 
@@ -111,6 +259,40 @@ mod tests {
                 assert_eq!(seen, all, "n = {n}");
             }
         }
+    }
+
+    #[test]
+    fn both_ways_of_listing_prefixes_agree() {
+        for n in [10u32, 11, 12, 13] {
+            for f in Frame::all(n) {
+                let m = f.rows().len() as u32;
+                for p in [m / 2, m - 2, m] {
+                    assert_eq!(
+                        f.prefixes_tried(p),
+                        f.prefixes_of_sets(p),
+                        "n = {n}, p = {p}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn units_stay_small_at_the_frontier() {
+        // At most 35 sets per unit at n = 24, 2 at n = 26, 1 at n = 28.
+        for (n, most) in [(24u32, 35u64), (26, 2), (28, 1)] {
+            let f = &Frame::all(n)[0];
+            let m = f.rows().len() as u32;
+            let free = m - prefix_rows(n, m);
+            let widest = (0..=free).map(|k| binomial(free, k)).max().unwrap();
+            assert_eq!(widest, most, "n = {n}");
+        }
+        assert_eq!(prefix_rows(22, 22), EVEN_PREFIX_ROWS);
+        assert_eq!(prefix_rows(23, 21), ODD_PREFIX_ROWS);
+    }
+
+    fn binomial(n: u32, k: u32) -> u64 {
+        (0..k).fold(1u64, |acc, i| acc * u64::from(n - i) / u64::from(i + 1))
     }
 
     #[test]

@@ -1,0 +1,576 @@
+//! `nqueens estimate N`: what a whole count of N would cost, measured on a seeded random
+//! sample of its units instead of guessed, with a 95% interval.
+//!
+//! # The estimator
+//!
+//! Every unit has a deterministic cost estimate x (`engine::cost`, the same numbers shards
+//! are balanced by). The units, sorted by x, are laid end to end on a line of length
+//! X = Σ x and cut into K strata of equal length; one point is drawn uniformly in each
+//! stratum, and the unit under it is timed. A unit is hit with probability proportional to
+//! x (probability proportional to size, stratified), so
+//!
+//! `T̂ = (X / K) · Σ_j t_j / x_j`
+//!
+//! is an unbiased estimate of the whole count's CPU time Σ t. Its variance is estimated
+//! from the spread of the ratios t_j / x_j as if they were independent (conservative for a
+//! stratified draw), and the interval is T̂ ± t(0.975, K − 1) · s.e., widened by
+//! [`DRIFT`] on each side for what sampling cannot see: the machine's own drift from run
+//! to run, and the warm caches of a unit timed alone.
+//!
+//! Units too long to time whole (from n = 24 a unit takes from seconds to an hour) are
+//! themselves sampled, without bias, in two more stages: one of the unit's sets E, drawn
+//! with probability proportional to its estimate (and its time scaled back by the same
+//! ratio), and, inside that set's join, one piece of east masks in every `stride`,
+//! scaled by the number of pieces (the pieces of a join are independent work; the join's
+//! fixed part, its sort and layout, is timed apart and counted once). The halves' pattern
+//! searches of the chosen set always run whole, so their memory is measured too.
+//!
+//! The engine and table are chosen as `count` would choose them, except that a table that
+//! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
+//! then searches the quadrants, which costs a set at n = 24 under 4% more (measured), so
+//! the estimate errs high by at most that.
+
+use std::io::Write;
+use std::time::Instant;
+
+use clap::Args;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::args::{parse_in, parse_n, parse_threads, shown, Refused};
+use super::engine::EngineArgs;
+use super::format::{bytes, duration};
+use super::Outcome;
+use nqueens::engine::cost;
+use nqueens::engine::plan::{Engine, Unit, UnitKind};
+use nqueens::engine::quadrant::{self, join::Sample, table::QuadrantTable, Scratch};
+use nqueens::UnitPlan;
+
+/// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
+pub const TABLE_BUILD_LIMIT: u64 = 1 << 30;
+
+/// The share by which the interval is widened on each side beyond the sampling error: the
+/// run-to-run drift of one whole count on a shared machine (measured here: 10-20% between
+/// identical runs), and the warm caches of a unit timed alone (5-10% fast at n = 16..20).
+pub const DRIFT: f64 = 0.15;
+
+/// Seconds of timing an estimate gathers at least, in whole draws (see [`run`]).
+pub const MIN_SAMPLING: f64 = 4.0;
+/// Most draws of K strata an estimate makes.
+pub const MAX_DRAWS: u32 = 64;
+
+/// Most units a sample may time.
+pub const MAX_SAMPLE: u32 = 100_000;
+
+/// Arguments of `estimate`.
+#[derive(Args, Debug)]
+pub struct EstimateArgs {
+    /// Board size N (1..64).
+    #[arg(value_name = "N", value_parser = parse_n)]
+    pub n: u32,
+    /// Units to time (strata of the sample), 2..100000. Default: 48.
+    #[arg(long, value_name = "K", default_value_t = 48, value_parser = parse_sample)]
+    pub sample: u32,
+    /// Seed of the random draw: the same seed draws the same units.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Threads that time units at once (1..4096); the projected wall time is for this many
+    /// too. Default: all logical cores.
+    #[arg(short, long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// Seconds of one thread each sampled set's join may take; longer joins are timed on
+    /// a share of their pieces. Default: 1.5.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.5, value_parser = parse_budget)]
+    pub budget: f64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Engine and memory, as for `count`.
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+fn parse_sample(s: &str) -> Result<u32, String> {
+    match parse_in(s, 2, i128::from(MAX_SAMPLE)) {
+        Ok(v) => Ok(v as u32),
+        Err(Refused::NotANumber) => Err(format!(
+            "'{}' is not a sample size: expected a whole number from 2 to {MAX_SAMPLE}",
+            shown(s)
+        )),
+        Err(Refused::Below(v)) => Err(format!(
+            "--sample {v} is too small: an interval needs at least 2 units"
+        )),
+        Err(Refused::Above(v)) => Err(format!(
+            "--sample {v} is too large: time at most {MAX_SAMPLE} units"
+        )),
+    }
+}
+
+fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.01..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{}' is not a time budget: expected seconds from 0.01 to 3600",
+            shown(s)
+        )),
+    }
+}
+
+/// What `estimate --json` prints.
+#[derive(Serialize, Debug)]
+struct Report {
+    /// Board size.
+    n: u32,
+    /// "quadrant" or "backtrack".
+    engine: Engine,
+    /// The plan's id and size.
+    plan_id: String,
+    /// Units in the plan.
+    units: usize,
+    /// Units timed per draw (strata).
+    sample: u32,
+    /// Draws made (each of `sample` strata, seeds `seed`, `seed` + 1, ...).
+    draws: u32,
+    /// Seed of the draw.
+    seed: u64,
+    /// Projected CPU time of the whole count, seconds of one thread.
+    cpu_seconds: f64,
+    /// Lower end of its 95% interval, seconds.
+    cpu_seconds_low: f64,
+    /// Upper end of its 95% interval, seconds.
+    cpu_seconds_high: f64,
+    /// Projected wall time on `threads` threads, seconds (CPU time / threads, or the
+    /// largest sampled unit if that is longer).
+    wall_seconds: f64,
+    /// Threads of the wall time.
+    threads: usize,
+    /// Estimated time of a unit: median, 99th percentile and largest seen, seconds
+    /// (weighted so that they describe the plan's units, not the sample's).
+    unit_seconds_p50: f64,
+    /// See `unit_seconds_p50`.
+    unit_seconds_p99: f64,
+    /// See `unit_seconds_p50`.
+    unit_seconds_max: f64,
+    /// Peak resident memory of this process while sampling (the table, if built, and
+    /// every thread's pattern lists), bytes.
+    peak_bytes: u64,
+    /// Bytes of the quadrant table a count would build under --max-memory (0: none).
+    table_bytes: u64,
+    /// Whether the sample used that table (tables above 1 GiB are not built here).
+    table_used: bool,
+    /// Wall time of the estimate itself, seconds.
+    elapsed_seconds: f64,
+}
+
+/// One timed unit.
+struct Timed {
+    /// The unit's estimate x.
+    x: f64,
+    /// Its estimated time, seconds of one thread.
+    secs: f64,
+}
+
+/// Runs `estimate`.
+pub fn run(a: &EstimateArgs) -> Outcome {
+    let start = Instant::now();
+    let threads = a.threads.unwrap_or_else(super::default_threads);
+    let resolved = a.engine.resolve(a.n, threads)?;
+    let engine = resolved.engine;
+    let table_used = engine == Engine::Quadrant
+        && resolved.table_bytes > 0
+        && resolved.table_bytes <= TABLE_BUILD_LIMIT;
+    // What a count does before its first unit (the plan, the table) is timed as is and
+    // added: at n = 16 it is a third of the count.
+    let clock = Instant::now();
+    let plan = UnitPlan::with_engine(a.n, engine);
+    let mut fixed = clock.elapsed().as_secs_f64();
+    let costs = cost::estimates(&plan);
+
+    let clock = Instant::now();
+    let table = table_used.then(|| QuadrantTable::build(a.n / 2));
+    fixed += clock.elapsed().as_secs_f64();
+    let frames = if engine == Engine::Quadrant {
+        quadrant::Frame::all(a.n)
+    } else {
+        Vec::new()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    // Whole draws of K strata, repeated with the next seeds until the timing has lasted
+    // MIN_SAMPLING seconds: at small n one draw times only milliseconds of work, which a
+    // single interrupt can double.
+    let mut timed: Vec<Timed> = Vec::new();
+    let mut draws = 0u32;
+    let sampling = Instant::now();
+    while draws == 0 || (sampling.elapsed().as_secs_f64() < MIN_SAMPLING && draws < MAX_DRAWS) {
+        let seed = a.seed.wrapping_add(u64::from(draws));
+        let picks = draw(&costs, a.sample, seed);
+        timed.extend(pool.install(|| {
+            picks
+                .par_iter()
+                .enumerate()
+                .map_init(
+                    || {
+                        let mut scratch = Scratch::default();
+                        warm_up(a.n, &plan, &costs, &frames, table.as_ref(), &mut scratch);
+                        scratch
+                    },
+                    |scratch, (j, &i)| {
+                        let unit = &plan.units()[i];
+                        let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
+                        let secs = time_unit(
+                            a.n,
+                            unit,
+                            &frames,
+                            table.as_ref(),
+                            a.budget,
+                            &mut rng,
+                            scratch,
+                        );
+                        Timed {
+                            x: costs[i] as f64,
+                            secs,
+                        }
+                    },
+                )
+                .collect::<Vec<_>>()
+        }));
+        draws += 1;
+    }
+    let total_x: f64 = costs.iter().map(|&c| c as f64).sum();
+    let k = timed.len() as f64;
+    let ratios: Vec<f64> = timed.iter().map(|t| t.secs / t.x).collect();
+    let mean = ratios.iter().sum::<f64>() / k;
+    let var = ratios.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (k - 1.0);
+    let cpu = total_x * mean + fixed;
+    let half = t_quantile(timed.len() - 1) * total_x * (var / k).sqrt();
+    let (p50, p99, max) = unit_quantiles(&timed);
+    let report = Report {
+        n: a.n,
+        engine,
+        plan_id: plan.id_hex(),
+        units: plan.len(),
+        sample: a.sample,
+        draws,
+        seed: a.seed,
+        cpu_seconds: cpu,
+        cpu_seconds_low: ((cpu - half) * (1.0 - DRIFT)).max(0.0),
+        cpu_seconds_high: (cpu + half) * (1.0 + DRIFT),
+        wall_seconds: (cpu / threads as f64).max(max),
+        threads,
+        unit_seconds_p50: p50,
+        unit_seconds_p99: p99,
+        unit_seconds_max: max,
+        peak_bytes: peak_rss().unwrap_or(0),
+        table_bytes: resolved.table_bytes,
+        table_used,
+        elapsed_seconds: start.elapsed().as_secs_f64(),
+    };
+    print(&report, a.json)?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn print(r: &Report, json: bool) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(r)?)?;
+        return Ok(());
+    }
+    let table = if r.table_bytes == 0 {
+        "none (quadrants searched per set)".to_string()
+    } else if r.table_used {
+        format!("{} (built and used)", bytes(r.table_bytes))
+    } else {
+        format!(
+            "{} (a count builds it; this sample searched the quadrants instead, at most 4% slower)",
+            bytes(r.table_bytes)
+        )
+    };
+    writeln!(
+        out,
+        "n = {}, engine {}, plan {} ({} units), {} draws of {} units (seed {}) in {}",
+        r.n,
+        r.engine.name(),
+        r.plan_id,
+        r.units,
+        r.draws,
+        r.sample,
+        r.seed,
+        duration(r.elapsed_seconds)
+    )?;
+    writeln!(
+        out,
+        "CPU time  {}   95% interval {} .. {}",
+        duration(r.cpu_seconds),
+        duration(r.cpu_seconds_low),
+        duration(r.cpu_seconds_high)
+    )?;
+    writeln!(
+        out,
+        "wall time {} on {} thread(s)",
+        duration(r.wall_seconds),
+        r.threads
+    )?;
+    writeln!(
+        out,
+        "unit time median {}, p99 {}, largest seen {}",
+        duration(r.unit_seconds_p50),
+        duration(r.unit_seconds_p99),
+        duration(r.unit_seconds_max)
+    )?;
+    writeln!(
+        out,
+        "memory    peak {} (this process), table {table}",
+        bytes(r.peak_bytes)
+    )?;
+    Ok(())
+}
+
+/// The stratified draw: K points, one uniform in each of K equal stretches of the units
+/// laid end to end by estimate (smallest first), and the unit index under each.
+fn draw(costs: &[u64], k: u32, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    order.sort_by_key(|&i| (costs[i], i));
+    let mut ends = Vec::with_capacity(order.len());
+    let mut acc = 0u128;
+    for &i in &order {
+        acc += u128::from(costs[i]);
+        ends.push(acc);
+    }
+    let total = acc as f64;
+    let mut rng = Rng::new(seed);
+    (0..k)
+        .map(|j| {
+            let point = ((f64::from(j) + rng.unit()) / f64::from(k) * total) as u128;
+            let pos = ends.partition_point(|&e| e <= point).min(order.len() - 1);
+            order[pos]
+        })
+        .collect()
+}
+
+/// Estimated time of one unit, seconds of one thread (see the module doc).
+fn time_unit(
+    n: u32,
+    unit: &Unit,
+    frames: &[quadrant::Frame],
+    table: Option<&QuadrantTable>,
+    budget: f64,
+    rng: &mut Rng,
+    scratch: &mut Scratch,
+) -> f64 {
+    let UnitKind::Quadrant { frame, prefix } = unit.kind else {
+        let t = Instant::now();
+        let _ = unit.run(n as usize);
+        return t.elapsed().as_secs_f64();
+    };
+    let f = &frames[frame as usize];
+    let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
+    let sets: Vec<(u32, f64)> = f
+        .sets_with_prefix(p, prefix)
+        .filter(|&e| f.weight(e).0 > 0)
+        .map(|e| (e, f.estimate_set(e).max(1.0)))
+        .collect();
+    let total: f64 = sets.iter().map(|s| s.1).sum();
+    let mut point = rng.unit() * total;
+    let &(e, y) = sets
+        .iter()
+        .find(|s| {
+            point -= s.1;
+            point < 0.0
+        })
+        .or(sets.last())
+        .expect("a unit has a counted set");
+    let secs = time_set(f, e, table, budget, rng, scratch);
+    let scaled = total / y * secs;
+    if scaled >= WHOLE_BELOW {
+        return scaled;
+    }
+    // A short unit is timed whole instead, its sets in order as a count runs them: a set
+    // of a few microseconds timed alone measures mostly the clock and the cache.
+    let clock = Instant::now();
+    for &(e, _) in &sets {
+        f.count_set(e, table, scratch);
+    }
+    clock.elapsed().as_secs_f64()
+}
+
+/// Units projected shorter than this (seconds) are timed whole (see [`time_unit`]).
+const WHOLE_BELOW: f64 = 0.05;
+
+/// Runs the smallest set of the plan's smallest quadrant unit untimed, so that a worker's
+/// buffers have grown and its code is warm before it times anything (a count pays that
+/// once per thread, not once per unit).
+fn warm_up(
+    n: u32,
+    plan: &UnitPlan,
+    costs: &[u64],
+    frames: &[quadrant::Frame],
+    table: Option<&QuadrantTable>,
+    scratch: &mut Scratch,
+) {
+    let smallest = plan
+        .units()
+        .iter()
+        .filter(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
+        .min_by_key(|u| costs[u.id as usize]);
+    if let Some(&Unit {
+        kind: UnitKind::Quadrant { frame, prefix },
+        ..
+    }) = smallest
+    {
+        let f = &frames[frame as usize];
+        let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
+        if let Some(e) = f
+            .sets_with_prefix(p, prefix)
+            .filter(|&e| f.weight(e).0 > 0)
+            .min_by(|&a, &b| f.estimate_set(a).total_cmp(&f.estimate_set(b)))
+        {
+            f.count_set(e, table, scratch);
+        }
+    }
+}
+
+/// Estimated time of one set: its halves whole, its join on a share of its pieces.
+fn time_set(
+    f: &quadrant::Frame,
+    e: u32,
+    table: Option<&QuadrantTable>,
+    budget: f64,
+    rng: &mut Rng,
+    scratch: &mut Scratch,
+) -> f64 {
+    let clock = Instant::now();
+    f.prepare_set(e, table, scratch);
+    let halves = clock.elapsed().as_secs_f64();
+    let timed = |scratch: &mut Scratch, sample: Sample| {
+        let clock = Instant::now();
+        let j = f.join_prepared(scratch, sample);
+        (clock.elapsed().as_secs_f64(), j)
+    };
+    // The fixed part alone (no piece runs), then a pilot of about four pieces.
+    let (fixed, j) = timed(
+        scratch,
+        Sample {
+            stride: u64::MAX,
+            offset: u64::MAX - 1,
+        },
+    );
+    let pieces = j.pieces.max(1);
+    let (pilot, jp) = timed(
+        scratch,
+        Sample {
+            stride: (pieces / 4).max(1),
+            offset: 0,
+        },
+    );
+    let per_piece = (pilot - fixed).max(0.0) / jp.pieces_run.max(1) as f64;
+    let whole = per_piece * pieces as f64;
+    if whole <= budget {
+        let (t, _) = timed(scratch, Sample::ALL);
+        return halves + t;
+    }
+    let stride = (whole / budget).ceil() as u64;
+    let offset = rng.below(stride);
+    let (t, js) = timed(scratch, Sample { stride, offset });
+    let run = js.pieces_run.max(1) as f64;
+    halves + fixed + (t - fixed).max(0.0) * pieces as f64 / run
+}
+
+/// Weighted quantiles of the unit times: a unit drawn with probability ∝ x stands for
+/// 1/x units of the plan.
+fn unit_quantiles(timed: &[Timed]) -> (f64, f64, f64) {
+    let mut v: Vec<(f64, f64)> = timed.iter().map(|t| (t.secs, 1.0 / t.x)).collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = v.iter().map(|x| x.1).sum();
+    let at = |q: f64| {
+        let mut acc = 0.0;
+        for &(s, w) in &v {
+            acc += w;
+            if acc >= q * total {
+                return s;
+            }
+        }
+        v.last().map_or(0.0, |x| x.0)
+    };
+    (at(0.5), at(0.99), v.last().map_or(0.0, |x| x.0))
+}
+
+/// Student's t quantile at 0.975 for `df` degrees of freedom (table, then 1.96).
+fn t_quantile(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T[df - 1],
+        31..=60 => 2.0,
+        _ => 1.96,
+    }
+}
+
+/// Peak resident set of this process (VmHWM), where /proc tells it.
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kb: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// SplitMix64: a small seeded generator, enough for drawing a sample.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in 0..k (k >= 1).
+    fn below(&mut self, k: u64) -> u64 {
+        self.next() % k.max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_draw_hits_units_in_proportion_to_their_estimate() {
+        // One unit holds 90% of the estimate: 9 of 10 strata fall on it.
+        let costs = [10u64, 900, 50, 40];
+        let picks = draw(&costs, 10, 7);
+        assert_eq!(picks.iter().filter(|&&i| i == 1).count(), 9);
+        assert!(picks.iter().all(|&i| i < costs.len()));
+    }
+
+    #[test]
+    fn weighted_quantiles_describe_the_plan_not_the_sample() {
+        // Two small units (x = 1, 1 s) stand for many more units than the big one (x = 100).
+        let timed = [
+            Timed { x: 1.0, secs: 1.0 },
+            Timed { x: 1.0, secs: 1.0 },
+            Timed {
+                x: 100.0,
+                secs: 100.0,
+            },
+        ];
+        let (p50, _, max) = unit_quantiles(&timed);
+        assert_eq!((p50, max), (1.0, 100.0));
+    }
+}
