@@ -68,9 +68,11 @@ pub struct EstimateArgs {
     /// Board size N (1..64).
     #[arg(value_name = "N", value_parser = parse_n)]
     pub n: u32,
-    /// Units to time (strata of the sample), 2..100000. Default: 48.
-    #[arg(long, value_name = "K", default_value_t = 48, value_parser = parse_sample)]
-    pub sample: u32,
+    /// Units to time (strata of the sample), 2..100000. Default: 48, or 12 from N = 26
+    /// (where each sampled set's half searches take seconds), so that the default
+    /// finishes in about a minute on 2 cores.
+    #[arg(long, value_name = "K", value_parser = parse_sample)]
+    pub sample: Option<u32>,
     /// Seed of the random draw: the same seed draws the same units.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
@@ -79,8 +81,8 @@ pub struct EstimateArgs {
     #[arg(short, long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Seconds of one thread each sampled set's join may take; longer joins are timed on
-    /// a share of their pieces. Default: 1.5.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.5, value_parser = parse_budget)]
+    /// a share of their pieces. Default: 1.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget)]
     pub budget: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -174,6 +176,7 @@ struct Timed {
 pub fn run(a: &EstimateArgs) -> Outcome {
     let start = Instant::now();
     let threads = a.threads.unwrap_or_else(super::default_threads);
+    let sample = a.sample.unwrap_or(if a.n >= 26 { 12 } else { 48 });
     let resolved = a.engine.resolve(a.n, threads)?;
     let engine = resolved.engine;
     let table_used = engine == Engine::Quadrant
@@ -205,7 +208,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     let sampling = Instant::now();
     while draws == 0 || (sampling.elapsed().as_secs_f64() < MIN_SAMPLING && draws < MAX_DRAWS) {
         let seed = a.seed.wrapping_add(u64::from(draws));
-        let picks = draw(&costs, a.sample, seed);
+        let picks = draw(&costs, sample, seed);
         timed.extend(pool.install(|| {
             picks
                 .par_iter()
@@ -251,7 +254,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
         engine,
         plan_id: plan.id_hex(),
         units: plan.len(),
-        sample: a.sample,
+        sample,
         draws,
         seed: a.seed,
         cpu_seconds: cpu,

@@ -1,0 +1,131 @@
+//! The frontier through the CLI: shards that do not depend on the machine that made them,
+//! and `nqueens estimate`.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::nqueens;
+
+/// A fresh path in the temp directory, unique to this test process and name.
+fn temp(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!(
+        "nqueens-cli-frontier-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+#[test]
+fn shards_made_with_and_without_the_table_merge() {
+    // The case: 1100K leaves no room for the n = 16 table (1.2 MB), so the second
+    // shard searches its quadrants; shard membership must not change with it.
+    let (a, b) = (temp("m0.json"), temp("m1.json"));
+    for (k, path, memory) in [(0, &a, "4G"), (1, &b, "1100K")] {
+        let out = nqueens()
+            .args(["count", "16", "--shard", &format!("{k}/2"), "--out"])
+            .arg(path)
+            .args(["--max-memory", memory, "-q"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = nqueens().arg("merge").arg(&a).arg(&b).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("14,772,512"), "{text}");
+    for p in [a, b] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn shard_membership_is_the_same_under_any_memory_limit() {
+    // The plan listing of a shard's units is what a node computes for itself.
+    let units = |memory: &str| {
+        let out = nqueens()
+            .args([
+                "plan",
+                "17",
+                "--json",
+                "--engine",
+                "quadrant",
+                "--max-memory",
+                memory,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    assert_eq!(units("4G"), units("900K")); // 900K: the lists fit, the 1.2 MB table does not
+}
+
+#[test]
+fn estimate_prints_an_interval_that_brackets_its_estimate() {
+    let out = nqueens()
+        .args(["estimate", "13", "--json", "--sample", "8", "-t", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {r}"));
+    assert!(f("cpu_seconds") > 0.0);
+    assert!(f("cpu_seconds_low") <= f("cpu_seconds"));
+    assert!(f("cpu_seconds") <= f("cpu_seconds_high"));
+    assert!(f("wall_seconds") > 0.0);
+    assert!(f("peak_bytes") > 0.0);
+    assert!(f("unit_seconds_p50") <= f("unit_seconds_max"));
+    assert_eq!(r["engine"], "quadrant");
+    assert_eq!(r["sample"], 8);
+}
+
+#[test]
+fn estimate_text_names_the_time_and_memory() {
+    let out = nqueens()
+        .args(["estimate", "12", "--sample", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "CPU time",
+        "95% interval",
+        "wall time",
+        "unit time",
+        "memory",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+}
+
+#[test]
+fn estimate_refuses_a_sample_too_small_for_an_interval() {
+    for (arg, want) in [
+        ("1", "at least 2"),
+        ("lots", "not a sample size"),
+        ("1000001", "too large"),
+    ] {
+        let out = nqueens()
+            .args(["estimate", "14", "--sample", arg])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{arg}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
