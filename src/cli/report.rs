@@ -218,12 +218,26 @@ impl CountReport {
     }
 }
 
+/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate`
+/// measured them (and whole counts up to 20) on one core of an Intel Xeon (model 207) on
+/// 2026-12-01: the calibration the long-run warning shares with `estimate` (run that for
+/// a figure of this machine). n = 21 is the geometric mean of its neighbours; n = 28 is
+/// n = 26 times its measured two-step growth from 24 (about 100x), not a measurement.
+const QUADRANT_CPU_SECONDS: [f64; 13] = [
+    0.2, 2.2, 5.2, 58.0, 190.0, 1_384.0, 10_080.0, 74_160.0, 9.0e5, 5.63e6, 9.33e7, 3.78e8, 9.3e9,
+];
+
 /// Rough wall time of a count, for the long-run warning. Calibrated on a 2-core Xeon
 /// (Sapphire Rapids class): n = 16 takes 0.7 s on one thread with backtracking; from there
 /// the time grows like the number of solutions (the known table's ratio Q(n)/Q(n-1), 6.5 at
 /// n = 17 rising to 10.5 at n = 27), and by 10.6 per n beyond the table. The quadrant
 /// engine is taken as 4x faster (measured 3.2x to 5x at n = 16..20 on an AMD EPYC).
 pub fn estimate_seconds(n: u32, threads: usize, engine: Engine) -> f64 {
+    if engine == Engine::Quadrant {
+        if let Some(&cpu) = QUADRANT_CPU_SECONDS.get((n as usize).wrapping_sub(16)) {
+            return cpu / threads as f64;
+        }
+    }
     let mut secs = if engine == Engine::Quadrant {
         0.7 / 4.0
     } else {
@@ -297,5 +311,18 @@ mod tests {
             assert!(secs.is_finite() && secs <= 0.7, "n = {n}: {secs}");
         }
         assert!(estimate_seconds(64, 1, Engine::Backtrack).is_finite());
+    }
+
+    #[test]
+    fn quadrant_warnings_grow_with_n_and_match_the_estimates() {
+        // n = 22 on 2 threads: 1.4 h as `estimate 22` measured, not the 4.4 h of before.
+        let h = estimate_seconds(22, 2, Engine::Quadrant) / 3600.0;
+        assert!((1.0..2.0).contains(&h), "{h}");
+        for n in 16..28 {
+            assert!(
+                estimate_seconds(n + 1, 1, Engine::Quadrant)
+                    > estimate_seconds(n, 1, Engine::Quadrant)
+            );
+        }
     }
 }
