@@ -129,3 +129,17 @@ fn estimate_refuses_a_sample_too_small_for_an_interval() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn estimate_refuses_instead_of_timing_hours_of_backtracking() {
+    // 100M holds neither the n = 24 table nor two threads' pattern lists: `count` would
+    // fall back to backtracking, whose units there take hours; estimate says so instead.
+    let out = nqueens()
+        .args(["estimate", "24", "-t", "2", "--max-memory", "100M"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("do not fit the memory allowed"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}

@@ -83,10 +83,17 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 
 /// Bytes of pattern lists one thread holds at n: the east and west lists of one set E and
 /// their sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20,
-/// and 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18); three times the mean
-/// for the largest sets.
+/// and 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18), 2.75x per n above
+/// n = 20 (measured 347,000 at n = 22 and 2.68 million at n = 24); three times the mean for
+/// the largest sets. n = 28: about 12 GB per thread, so 2 threads are refused on a 24 GiB
+/// machine instead of running into the OOM killer (a sample of one n = 28 set on 2 threads
+/// passed 17 GB).
 pub fn list_bytes(n: u32) -> u64 {
-    let mean = 51_000.0 * 2.45f64.powi(n as i32 - 20);
+    let mean = if n <= 20 {
+        51_000.0 * 2.45f64.powi(n as i32 - 20)
+    } else {
+        51_000.0 * 2.75f64.powi(n as i32 - 20)
+    };
     (3.0 * 24.0 * mean) as u64
 }
 
@@ -183,6 +190,8 @@ mod tests {
         // 3 x 24 bytes x the mean patterns per set: 1,400 at n = 16, 8,500 at 18.
         assert_eq!(list_bytes(20), 3_672_000);
         assert!((90_000..120_000).contains(&list_bytes(16)));
+        // n = 24: 2.68 million patterns measured per set, 3 x 24 bytes each at most.
+        assert!((150 << 20..300 << 20).contains(&list_bytes(24)));
     }
 
     #[test]

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::args::{parse_in, parse_n, parse_threads, shown, Refused};
-use super::engine::EngineArgs;
+use super::engine::{EngineArgs, EngineChoice};
 use super::format::{bytes, duration};
 use super::Outcome;
 use nqueens::engine::cost;
@@ -179,6 +179,18 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     let sample = a.sample.unwrap_or(if a.n >= 26 { 12 } else { 48 });
     let resolved = a.engine.resolve(a.n, threads)?;
     let engine = resolved.engine;
+    if a.engine.engine == EngineChoice::Auto
+        && Engine::auto(a.n) == Engine::Quadrant
+        && engine == Engine::Backtrack
+    {
+        // `count` falls back to backtracking here; timing that engine's units at this n
+        // would take hours, so say why instead.
+        anyhow::bail!(
+            "n = {}: the quadrant engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine backtrack to estimate the backtracking engine",
+            a.n,
+            bytes(super::engine::list_bytes(a.n).saturating_mul(threads as u64))
+        );
+    }
     let table_used = engine == Engine::Quadrant
         && resolved.table_bytes > 0
         && resolved.table_bytes <= TABLE_BUILD_LIMIT;
