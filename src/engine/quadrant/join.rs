@@ -22,7 +22,7 @@
 //!   cut from the sorted east list so that its masks share key bits; a west mask that takes
 //!   one of those is skipped for the whole piece. Where to cut is chosen per join (see
 //!   [`layout`]), so the key grows with the lists: 6 bits at n = 16, 16 at n = 24, where
-//!   it removes 97% of the pairs. This is what keeps the growth per n near the growth of
+//!   it removes about 98% of the pairs. This is what keeps the growth per n near the growth of
 //!   the lists.
 
 use crate::engine::isa;
@@ -87,7 +87,8 @@ impl Joiner {
     /// ```text
     /// order the diagonals by how often both lists take them; the first k are key bits
     /// sort east by its key bits (lexicographically) and bucket west by the same bits
-    /// for each piece of 512 consecutive sorted east masks:
+    /// cut the sorted east list into ranges (see `layout`), each range into pieces of 256
+    /// for each piece:
     ///     common = the key bits every mask of the piece takes
     ///     build the piece's chunk tables
     ///     for each west bucket v with v & common == 0, for each west mask w in it:
@@ -95,11 +96,11 @@ impl Joiner {
     /// ```
     ///
     /// A west mask in a bucket that meets `common` clashes with every mask of the piece, so
-    /// skipping it is exact. Sorting (rather than one piece list per east bucket) keeps
-    /// every piece full, 512 masks, however the masks spread over the buckets: 512
-    /// consecutive masks of a sorted list share their first log2(east / 512) key bits, so
-    /// the key can grow with the lists. Worked numbers, n = 24: 0.7 million east and 2
-    /// million west masks per set, 12 key bits, 8 of them fixed per piece.
+    /// skipping it is exact. Sorting (rather than one piece list per east bucket) lets a
+    /// piece span several buckets where they are small: 256 consecutive masks of a sorted
+    /// list share their first log2(east / 256) key bits, so the key can grow with the
+    /// lists while the pieces stay full. Worked numbers, n = 24: 0.7 million east and 2
+    /// million west masks per set, 16 key bits; about 2% of the pairs are tested.
     pub fn join(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
         self.join_sampled(east, west, bits, Sample::ALL)
     }
@@ -264,7 +265,7 @@ fn subset_sums(s: &mut [u64], k: usize) {
 /// What a piece costs beyond its west masks (building its chunk tables), in west masks.
 const PIECE_COST: u64 = 128;
 
-/// Cuts the sorted east list into ranges, each then cut into pieces of 512, so that the
+/// Cuts the sorted east list into ranges, each then cut into pieces of 256, so that the
 /// join visits as few west masks as it can.
 ///
 /// The sorted list is a binary trie on the key bits (the first key bit splits it in two,
