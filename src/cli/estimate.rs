@@ -43,7 +43,7 @@ use super::format::{bytes, duration};
 use super::Outcome;
 use nqueens::engine::cost;
 use nqueens::engine::plan::{Engine, Unit, UnitKind};
-use nqueens::engine::quadrant::{self, join::Sample, table::QuadrantTable, Scratch};
+use nqueens::engine::quadrant::{self, join::Sample, table::QuadrantTable, units::Proxy, Scratch};
 use nqueens::UnitPlan;
 
 /// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
@@ -381,10 +381,11 @@ fn time_unit(
     };
     let f = &frames[frame as usize];
     let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
+    let proxy = Proxy::new(f);
     let sets: Vec<(u32, f64)> = f
         .sets_with_prefix(p, prefix)
         .filter(|&e| f.weight(e).0 > 0)
-        .map(|e| (e, f.estimate_set(e).max(1.0)))
+        .map(|e| (e, proxy.set(f, e).max(1.0)))
         .collect();
     let total: f64 = sets.iter().map(|s| s.1).sum();
     let mut point = rng.unit() * total;
@@ -436,10 +437,11 @@ fn warm_up(
     {
         let f = &frames[frame as usize];
         let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
+        let proxy = Proxy::new(f);
         if let Some(e) = f
             .sets_with_prefix(p, prefix)
             .filter(|&e| f.weight(e).0 > 0)
-            .min_by(|&a, &b| f.estimate_set(a).total_cmp(&f.estimate_set(b)))
+            .min_by(|&a, &b| proxy.set(f, a).total_cmp(&proxy.set(f, b)))
         {
             f.count_set(e, table, scratch);
         }

@@ -223,8 +223,9 @@ impl Proxy {
         }
     }
 
-    /// The estimate of set E of `frame` (counted or not).
-    fn set(&self, frame: &Frame, e: u32) -> f64 {
+    /// The estimate of set E of `frame` (counted or not), with this frame's factors: the
+    /// same number as [`Frame::estimate_set`] for a counted set, without rebuilding them.
+    pub fn set(&self, frame: &Frame, e: u32) -> f64 {
         let rows = &frame.rows;
         let mut half = [self.fact[0], self.fact[1]];
         for (i, &a) in rows.iter().enumerate() {
