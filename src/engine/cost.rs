@@ -92,9 +92,11 @@ fn frame_proxies(n: u32) -> Vec<FrameProxy> {
         .collect()
 }
 
-/// Node equivalents per estimated pair of a quadrant set: fitted so that a quadrant
-/// plan's estimate, summed, is close to its time in backtracking nodes (a node is about
-/// 3 ns on a Xeon core, 6 ns on an AMD Zen 3 one).
+/// Node equivalents per estimated pair of a quadrant set: near a backtracking node's time at
+/// n = 16 (a node is about 3 ns on a Xeon core; the estimate's seconds per pair measured
+/// 4.4e-12 there), but the join gets cheaper per estimated pair as the lists grow (1.4e-12
+/// at n = 20, 2e-13 at n = 24), so above n = 16 the scale overstates time. Callers use
+/// only ratios within a plan; `nqueens estimate` measures seconds.
 pub const QUADRANT_SCALE: f64 = 1e-3;
 
 /// The estimates of every unit of `plan`, in id order: one pass, in parallel (the quadrant
