@@ -42,6 +42,21 @@ pub enum Error {
     },
     /// The thread pool could not be built.
     ThreadPool(String),
+    /// A structure that grows with n could not be allocated (it would not fit the address
+    /// space or the memory allowed).
+    OutOfMemory {
+        /// What it was.
+        what: &'static str,
+        /// About how many bytes it needed when the allocation failed.
+        bytes: u64,
+    },
+    /// The unit plan has more units than the caller's budget allows.
+    PlanTooLarge {
+        /// The budget, in units.
+        units: usize,
+    },
+    /// The stop flag was raised before the work finished.
+    Stopped,
 }
 
 impl fmt::Display for Error {
@@ -66,6 +81,15 @@ impl fmt::Display for Error {
                 write!(f, "inconsistent counts for n = {n}: {detail}")
             }
             Error::ThreadPool(e) => write!(f, "cannot start the thread pool: {e}"),
+            Error::OutOfMemory { what, bytes } => write!(
+                f,
+                "cannot allocate {what}: about {:.1} MiB more would not fit",
+                *bytes as f64 / f64::from(1 << 20)
+            ),
+            Error::PlanTooLarge { units } => {
+                write!(f, "the unit plan has more than {units} units")
+            }
+            Error::Stopped => write!(f, "stopped"),
         }
     }
 }

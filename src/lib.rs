@@ -99,5 +99,8 @@ pub fn count_with_engine(n: u32, threads: usize, engine: Engine) -> Result<Count
             max: engine::quadrant::MAX_N,
         });
     }
-    runner::local::count_plan(&UnitPlan::with_engine(n, engine), threads)
+    runner::local::count_plan(
+        &UnitPlan::build(n, engine, &engine::NEVER, usize::MAX)?,
+        threads,
+    )
 }

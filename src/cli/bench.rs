@@ -19,7 +19,8 @@ pub mod report;
 
 use super::args::{parse_in, parse_threads, shown, Refused};
 use super::default_threads;
-use super::engine::EngineArgs;
+use super::engine::{EngineArgs, EnginePlan};
+
 use super::report::{timed_count, KnownCheck};
 use super::Outcome;
 use machine::Machine;
@@ -189,7 +190,7 @@ fn checked_count(
     engine: Engine,
     corrupt: bool,
 ) -> anyhow::Result<(Counts, UnitPlan, f64)> {
-    let (counts, plan, seconds) = match timed_count(n, threads, engine) {
+    let (counts, plan, seconds) = match timed_count(n, threads, &EnginePlan::unlimited(engine)) {
         Ok(r) => r,
         // A broken symmetry identity is a wrong count too, not a usage error.
         Err(e) if matches!(e.downcast_ref(), Some(nqueens::Error::Inconsistent { .. })) => {

@@ -21,7 +21,6 @@ use super::{default_threads, Outcome};
 use nqueens::runner::outfile;
 use nqueens::runner::session::Scope;
 use nqueens::runner::shard::{ShardFile, ShardSpec};
-use nqueens::UnitPlan;
 
 /// Arguments of `count`.
 #[derive(Args, Debug)]
@@ -78,8 +77,13 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         }
     }
     let chosen = a.engine.resolve(n, threads)?;
-    let plan = UnitPlan::with_engine(n, chosen.engine);
-    let session = session::open(plan, scope, a.checkpoint.as_deref())?;
+    let Some(plan) = chosen.plan(n, session::stop_flag())? else {
+        return Ok(session::stopped_early());
+    };
+    warn_if_long(n, threads, chosen.engine);
+    let Some(session) = session::open(plan, scope, a.checkpoint.as_deref())? else {
+        return Ok(session::stopped_early());
+    };
     let progress = Progress::new(
         !a.quiet,
         n,
@@ -162,6 +166,17 @@ fn mpi_count(n: u32, a: &CountArgs) -> Outcome {
     )
 }
 
+/// Warns on stderr when counting n will take more than an hour.
+fn warn_if_long(n: u32, threads: usize, engine: nqueens::Engine) {
+    let est = estimate_seconds(n, threads, engine);
+    if est > 3600.0 {
+        eprintln!(
+            "warning: counting n = {n} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
+            duration(est)
+        );
+    }
+}
+
 /// Runs `count`.
 pub fn run(a: &CountArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
@@ -180,14 +195,11 @@ pub fn run(a: &CountArgs) -> Outcome {
     for n in a.sizes.iter() {
         a.engine.resolve(n, threads)?;
     }
-    let last = a.engine.resolve(a.sizes.end, threads)?;
-    let est = estimate_seconds(a.sizes.end, threads, last.engine);
-    if est > 3600.0 {
-        eprintln!(
-            "warning: counting n = {} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
-            a.sizes.end,
-            duration(est)
-        );
+    // A single n is warned about once its plan is made (a plan too large for memory is
+    // refused without a warning first).
+    if !a.sizes.is_single() {
+        let last = a.engine.resolve(a.sizes.end, threads)?;
+        warn_if_long(a.sizes.end, threads, last.engine);
     }
     if a.format == Some(CountFormat::Bfile) {
         return super::bfile::print_counts(
@@ -207,7 +219,7 @@ pub fn run(a: &CountArgs) -> Outcome {
     let mut failed = false;
     for n in a.sizes.iter() {
         let chosen = a.engine.resolve(n, threads)?;
-        let (counts, plan, secs) = match timed_count(n, threads, chosen.engine) {
+        let (counts, plan, secs) = match timed_count(n, threads, &chosen) {
             Ok(r) => r,
             // A broken identity is a failed check like a table mismatch: exit code 1.
             Err(e) if is_failed_check(&e) => {
@@ -218,7 +230,10 @@ pub fn run(a: &CountArgs) -> Outcome {
             Err(e) => return Err(e),
         };
         let report = CountReport::new(&counts, &plan, secs, threads).with_table(chosen.table_bytes);
-        failed |= report.known == KnownCheck::Mismatch;
+        if report.known == KnownCheck::Mismatch {
+            failed = true;
+            eprintln!("nqueens: {}", report.mismatch_line());
+        }
         if a.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
         } else {

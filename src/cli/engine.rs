@@ -11,9 +11,12 @@
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use super::format::bytes;
+use super::format::{bytes, grouped};
 use nqueens::engine::plan::Engine;
 use nqueens::engine::quadrant::{self, table::QuadrantTable};
+use nqueens::runner::session::BYTES_PER_UNIT;
+use nqueens::UnitPlan;
+use std::sync::atomic::AtomicBool;
 
 /// The `--engine` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -34,8 +37,10 @@ pub struct EngineArgs {
     /// counts always come from the same symmetric searches.
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineChoice,
-    /// Memory the quadrant engine may use (table and per-thread lists), e.g. 512M, 4G.
-    /// Default: 80% of the memory available when the count starts (/proc/meminfo), or 1G.
+    /// Memory the count may use (the unit plan and, for the quadrant engine, its table and
+    /// per-thread lists), e.g. 512M, 4G; a count that would not fit is refused.
+    /// Default: 80% of the memory available when the count starts (/proc/meminfo), or 1G;
+    /// never more than three quarters of the address-space limit (ulimit -v).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_memory: Option<u64>,
 }
@@ -43,7 +48,7 @@ pub struct EngineArgs {
 /// Largest `--max-memory`: 1 PiB.
 const MAX_SIZE: u64 = 1 << 50;
 
-/// Parses a size: a whole number of bytes with an optional K, M, G or T suffix (powers of
+/// Parses a size: a whole number of bytes with an optional K, M, G, T or P suffix (powers of
 /// 1024; "KiB", "MB" and the like are read the same way).
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
@@ -57,11 +62,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         Some('M') => (&body[..body.len() - 1], 20),
         Some('G') => (&body[..body.len() - 1], 30),
         Some('T') => (&body[..body.len() - 1], 40),
+        Some('P') => (&body[..body.len() - 1], 50),
         _ => (body, 0),
     };
     let bad = || {
         format!(
-            "'{}' is not a memory size: expected bytes or a number with K, M, G or T, e.g. 512M, 4G",
+            "'{}' is not a memory size: expected bytes or a number with K, M, G, T or P, e.g. 512M, 4G",
             super::args::shown(s)
         )
     };
@@ -97,18 +103,44 @@ pub fn list_bytes(n: u32) -> u64 {
     (3.0 * 24.0 * mean) as u64
 }
 
-/// Memory available to the count: `--max-memory`, or 80% of MemAvailable.
-fn memory_limit(a: &EngineArgs) -> u64 {
-    a.max_memory.unwrap_or_else(|| {
-        std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|m| {
-                m.lines()
-                    .find_map(|l| l.strip_prefix("MemAvailable:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            })
-            .map_or(1 << 30, |kb| kb * 1024 / 10 * 8)
-    })
+/// Memory available to the count and where the figure comes from: `--max-memory`, or 80%
+/// of MemAvailable; in either case no more than three quarters of the address-space limit
+/// (`ulimit -v`, RLIMIT_AS), which an allocation cannot pass whatever the machine has (the
+/// other quarter is for the program, its thread stacks and the allocator's arenas).
+fn memory_limit(a: &EngineArgs) -> (u64, &'static str) {
+    let asked = match a.max_memory {
+        Some(m) => (m, "allowed by --max-memory"),
+        None => (
+            std::fs::read_to_string("/proc/meminfo")
+                .ok()
+                .and_then(|m| {
+                    m.lines()
+                        .find_map(|l| l.strip_prefix("MemAvailable:"))
+                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                })
+                .map_or(1 << 30, |kb| kb * 1024 / 10 * 8),
+            "available (80% of free memory; see --max-memory)",
+        ),
+    };
+    match address_space_limit() {
+        Some(limit) if limit / 4 * 3 < asked.0 => (
+            limit / 4 * 3,
+            "the address-space limit (ulimit -v) leaves usable",
+        ),
+        _ => asked,
+    }
+}
+
+/// The soft address-space limit of this process, if there is one.
+fn address_space_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        rustix::process::getrlimit(rustix::process::Resource::As).current
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// What the engine choice resolves to for one count.
@@ -120,6 +152,55 @@ pub struct EnginePlan {
     pub table_bytes: u64,
     /// Estimated bytes of its per-thread lists, all threads.
     pub list_bytes: u64,
+    /// Bytes left for the unit plan and its bookkeeping.
+    pub plan_budget: u64,
+    /// The memory limit, and what set it (for messages).
+    pub limit: u64,
+    /// What set the limit, as the end of "more than the 4.0 GiB ...".
+    pub source: &'static str,
+}
+
+impl EnginePlan {
+    /// `engine` with no memory limit, for the fixed, small workloads of `bench`.
+    pub fn unlimited(engine: Engine) -> EnginePlan {
+        EnginePlan {
+            engine,
+            table_bytes: 0,
+            list_bytes: 0,
+            plan_budget: u64::MAX,
+            limit: u64::MAX,
+            source: "",
+        }
+    }
+
+    /// The unit plan of n for this engine, within the memory left for it; None if a stop
+    /// signal came first.
+    ///
+    /// # Errors
+    /// One line naming the limit, for a plan that would not fit.
+    pub fn plan(&self, n: u32, stop: &AtomicBool) -> anyhow::Result<Option<UnitPlan>> {
+        let max_units = usize::try_from(self.plan_budget / BYTES_PER_UNIT).unwrap_or(usize::MAX);
+        match UnitPlan::build(n, self.engine, stop, max_units) {
+            Ok(plan) => Ok(Some(plan)),
+            Err(nqueens::Error::Stopped) => Ok(None),
+            Err(nqueens::Error::PlanTooLarge { units }) => bail!(
+                "n = {n} with the {} engine: its unit plan passed {} units, more than fit in the {} {} ({BYTES_PER_UNIT} bytes a unit{})",
+                self.engine.name(),
+                grouped(units as u128),
+                bytes(self.limit),
+                self.source,
+                if self.list_bytes + self.table_bytes > 0 {
+                    format!(
+                        ", besides {} for the engine's table and lists",
+                        bytes(self.list_bytes + self.table_bytes)
+                    )
+                } else {
+                    String::new()
+                },
+            ),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
 
 impl EngineArgs {
@@ -130,7 +211,7 @@ impl EngineArgs {
     /// One line: the quadrant engine asked for an n it does not count, or a count whose
     /// lists would not fit `--max-memory`.
     pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
-        let limit = memory_limit(self);
+        let (limit, source) = memory_limit(self);
         let lists = list_bytes(n).saturating_mul(threads as u64);
         let table = QuadrantTable::bytes(n / 2).filter(|&t| t + lists <= limit);
         let fits = lists <= limit;
@@ -148,7 +229,7 @@ impl EngineArgs {
                 }
                 if !fits {
                     bail!(
-                        "n = {n} with the quadrant engine needs about {} for its lists on {threads} thread(s), more than the {} allowed: use fewer --threads, a larger --max-memory, or --engine backtrack",
+                        "n = {n} with the quadrant engine needs about {} for its lists on {threads} thread(s), more than the {} {source}: use fewer --threads, a larger --max-memory, or --engine backtrack",
                         bytes(lists),
                         bytes(limit)
                     );
@@ -156,15 +237,20 @@ impl EngineArgs {
                 Engine::Quadrant
             }
         };
+        let lists = if engine == Engine::Quadrant { lists } else { 0 };
+        let table = table.filter(|_| engine == Engine::Quadrant);
         quadrant::set_table_limit(table.unwrap_or(0));
+        // What is left bounds the unit plan and the bookkeeping of its units, which grow
+        // like n^5 (backtracking): a plan past it is refused while it is being made (see
+        // `plan`), before anything else is allocated.
+        let left = limit.saturating_sub(lists + table.unwrap_or(0));
         Ok(EnginePlan {
             engine,
-            table_bytes: if engine == Engine::Quadrant {
-                table.unwrap_or(0)
-            } else {
-                0
-            },
-            list_bytes: if engine == Engine::Quadrant { lists } else { 0 },
+            table_bytes: table.unwrap_or(0),
+            list_bytes: lists,
+            plan_budget: left,
+            limit,
+            source,
         })
     }
 }
@@ -183,6 +269,12 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("-1G").is_err());
         assert!(parse_size("2000T").unwrap_err().contains("largest"));
+        // The largest allowed value, as the message names it, is accepted.
+        assert_eq!(parse_size("1P"), Ok(1 << 50));
+        assert_eq!(parse_size("1024T"), Ok(1 << 50));
+        assert!(parse_size("2P")
+            .unwrap_err()
+            .contains("largest allowed, 1P"));
     }
 
     #[test]
@@ -209,10 +301,22 @@ mod tests {
         };
         let e = tight.resolve(24, 2).unwrap_err().to_string();
         assert!(e.contains("more than the"), "{e}");
+        // 150M: too little for the quadrant lists of n = 24 on 2 threads (420 MB), enough
+        // for the backtracking plan (at most 114.5 MiB).
         let auto = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(150 << 20),
+        };
+        assert_eq!(auto.resolve(24, 2).unwrap().engine, Engine::Backtrack);
+        let tiny = EngineArgs {
             engine: EngineChoice::Auto,
             max_memory: Some(1 << 20),
         };
-        assert_eq!(auto.resolve(24, 2).unwrap().engine, Engine::Backtrack);
+        let chosen = tiny.resolve(24, 2).unwrap();
+        let e = chosen
+            .plan(24, &nqueens::engine::NEVER)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("its unit plan passed 8,192 units"), "{e}");
     }
 }

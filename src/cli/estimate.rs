@@ -197,7 +197,9 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     // What a count does before its first unit (the plan, the table) is timed as is and
     // added: at n = 16 it is a third of the count.
     let clock = Instant::now();
-    let plan = UnitPlan::with_engine(a.n, engine);
+    let plan = resolved
+        .plan(a.n, &nqueens::engine::NEVER)?
+        .expect("never stopped");
     let mut fixed = clock.elapsed().as_secs_f64();
     let costs = cost::estimates(&plan);
 

@@ -46,7 +46,11 @@ pub fn count(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let session = session::open(UnitPlan::with_engine(n, engine), Scope::All, checkpoint)?;
+    // Scope::All chooses no units, so a stop cannot end the opening early.
+    let Some(session) = session::open(UnitPlan::with_engine(n, engine), Scope::All, checkpoint)?
+    else {
+        return Ok(session::stopped_early());
+    };
     let progress = Progress::new(
         !quiet,
         n,

@@ -187,8 +187,12 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
 
 /// Runs `plan`.
 pub fn run(a: &PlanArgs) -> Outcome {
-    let engine = a.engine.resolve(a.n, super::default_threads())?.engine;
-    let plan = UnitPlan::with_engine(a.n, engine);
+    let chosen = a.engine.resolve(a.n, super::default_threads())?;
+    let engine = chosen.engine;
+    // No signal handler here: SIGTERM ends `plan` at once, so nothing need stop it.
+    let plan = chosen
+        .plan(a.n, &nqueens::engine::NEVER)?
+        .expect("never stopped");
     let mut out = std::io::stdout().lock();
     if a.stats {
         let s = stats(&plan, a)?;

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::engine::EnginePlan;
 use super::format::{bytes, duration, grouped, si};
 use nqueens::engine::plan::Engine;
 use nqueens::{known, runner, Counts, UnitPlan};
@@ -196,6 +197,18 @@ impl CountReport {
         )
     }
 
+    /// The one-line message of a count that disagrees with the known table.
+    pub fn mismatch_line(&self) -> String {
+        let c = &self.counts;
+        let known = nqueens::known::lookup(c.n).map_or(String::new(), |k| {
+            format!(" (known: total {}, unique {})", k.total, k.unique)
+        });
+        format!(
+            "n = {}: the count disagrees with the known value: total {}, unique {}{known}",
+            c.n, c.total, c.unique
+        )
+    }
+
     /// One row of the table.
     pub fn table_row(&self) -> String {
         let known = match self.known {
@@ -264,10 +277,12 @@ pub fn estimate_seconds(n: u32, threads: usize, engine: Engine) -> f64 {
 pub fn timed_count(
     n: u32,
     threads: usize,
-    engine: Engine,
+    chosen: &EnginePlan,
 ) -> anyhow::Result<(Counts, UnitPlan, f64)> {
     let start = Instant::now();
-    let plan = UnitPlan::with_engine(n, engine);
+    let plan = chosen
+        .plan(n, &nqueens::engine::NEVER)?
+        .expect("never stopped");
     let counts = runner::local::count_plan(&plan, threads)?;
     Ok((counts, plan, start.elapsed().as_secs_f64()))
 }
@@ -284,11 +299,13 @@ pub fn print_single(
         write!(out, "{}", report.text_block())?;
     }
     out.flush()?;
-    Ok(if report.known == KnownCheck::Mismatch {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if report.known == KnownCheck::Mismatch {
+        // The report on stdout says it too, but a script that reads only the exit code and
+        // stderr (or sends stdout to a file) must see why it failed.
+        eprintln!("nqueens: {}", report.mismatch_line());
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// True if `e` is a broken symmetry identity (a wrong count: exit code 1), not a failure to

@@ -31,16 +31,26 @@ pub fn stop_flag() -> &'static AtomicBool {
     &STOP
 }
 
+/// The end of a run stopped before any unit ran (while the plan or a shard's units were
+/// being made): exit code 130, as after SIGINT; a checkpoint is left as it was.
+pub fn stopped_early() -> ExitCode {
+    eprintln!("nqueens: interrupted before any unit ran; nothing was changed");
+    ExitCode::from(130)
+}
+
 /// The session of a single-N count over `scope`, with its checkpoint opened, locked and
-/// resumed; says on stderr what it resumes.
+/// resumed; says on stderr what it resumes. None if a stop signal came while a shard's
+/// units were being chosen.
 pub fn open(
     plan: UnitPlan,
     scope: Scope,
     checkpoint: Option<&Path>,
-) -> anyhow::Result<Session<'static>> {
-    let session = Session::new(plan, scope, stop_flag());
+) -> anyhow::Result<Option<Session<'static>>> {
+    let Some(session) = Session::new(plan, scope, stop_flag()) else {
+        return Ok(None);
+    };
     let Some(path) = checkpoint else {
-        return Ok(session);
+        return Ok(Some(session));
     };
     let session = session.with_checkpoint(path)?;
     if session.torn() {
@@ -58,7 +68,7 @@ pub fn open(
             grouped(session.units().len() as u128)
         );
     }
-    Ok(session)
+    Ok(Some(session))
 }
 
 /// Tells how an interrupted run can go on; returns exit code 130 (as after SIGINT).

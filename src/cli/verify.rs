@@ -63,8 +63,8 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     for n in 1..=a.max {
         // Burnside's identities are checked inside every count; a failure is an error there.
         // Any other error (the OS refusing threads) is no failed check: it ends the run.
-        let engine = a.engine.resolve(n, threads)?.engine;
-        let (burnside, counts) = match timed_count(n, threads, engine) {
+        let chosen = a.engine.resolve(n, threads)?;
+        let (burnside, counts) = match timed_count(n, threads, &chosen) {
             Ok((c, _, _)) => ("ok", Some(c)),
             Err(e) if is_failed_check(&e) => {
                 eprintln!("n = {n}: {e}");

@@ -37,10 +37,13 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
         }
     }
     let mut border_results = borders.run(stop)?.into_iter();
-    let quadrant = units
+    let quadrant = match units
         .iter()
         .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
-        .then(|| quadrant::context(n as u32));
+    {
+        true => Some(quadrant::context_until(n as u32, stop)?),
+        false => None,
+    };
     let mut scratch = quadrant::Scratch::default();
     let solo = |(solutions, nodes): (u64, u64)| {
         (!stop.load(Ordering::Relaxed)).then_some(UnitResult { solutions, nodes })
@@ -55,7 +58,7 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
                 let ctx = quadrant
                     .as_ref()
                     .expect("built for a batch with quadrant units");
-                let r = ctx.run_unit(frame, prefix, &mut scratch);
+                let r = ctx.run_unit(frame, prefix, &mut scratch, stop)?;
                 solo((r.solutions, r.tested))
             }
         })

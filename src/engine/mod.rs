@@ -17,3 +17,10 @@ pub mod reference;
 pub mod solutions;
 pub mod symmetric;
 pub mod symmetry;
+
+use std::sync::atomic::AtomicBool;
+
+/// A stop flag that is never raised, for the callers of the `*_until` functions that run to
+/// the end (tests, benches, the library's one-shot counts). It holds no configuration: it is
+/// read, never written.
+pub static NEVER: AtomicBool = AtomicBool::new(false);

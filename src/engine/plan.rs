@@ -40,6 +40,9 @@ use super::digest::{fnv1a64_more, FNV_OFFSET};
 use super::symmetry::Transform;
 
 use super::quadrant;
+use super::NEVER;
+use crate::Error;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Version of the backtracking engine's splitting rule. Bump it whenever units, their order
 /// or their weights change: checkpoints and shards record it (through the plan id) and
@@ -78,9 +81,15 @@ impl Engine {
 
     /// Whether the engine can count board size n.
     pub fn supports(self, n: u32) -> bool {
+        let (min, max) = self.range();
+        (min..=max).contains(&n)
+    }
+
+    /// The smallest and largest n the engine counts.
+    pub fn range(self) -> (u32, u32) {
         match self {
-            Engine::Backtrack => (1..=crate::MAX_N).contains(&n),
-            Engine::Quadrant => (quadrant::MIN_N..=quadrant::MAX_N).contains(&n),
+            Engine::Backtrack => (1, crate::MAX_N),
+            Engine::Quadrant => (quadrant::MIN_N, quadrant::MAX_N),
         }
     }
 
@@ -267,40 +276,79 @@ impl UnitPlan {
     /// # Panics
     /// If the engine does not support `n` (see [`Engine::supports`]).
     pub fn with_engine(n: u32, engine: Engine) -> UnitPlan {
-        assert!(
-            engine.supports(n),
-            "the {} engine cannot count n = {n}",
-            engine.name()
-        );
-        let mut units = Vec::new();
-        let mut push = |kind| {
+        match UnitPlan::build(n, engine, &NEVER, usize::MAX) {
+            Ok(plan) => plan,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`UnitPlan::with_engine`] for plans that may not fit in memory or be wanted to the
+    /// end: at most `max_units` units (a caller's memory budget, see
+    /// `runner::session::BYTES_PER_UNIT`), grown with fallible allocation, reading `stop`
+    /// as it goes. The plan's size is known only by making it (the backtracking plan grows
+    /// like n^5: 94 million units at n = 64, seconds to build), so a plan over budget is
+    /// refused as soon as it passes the budget, before anything else is allocated.
+    ///
+    /// # Errors
+    /// [`Error::EngineRange`] for an n the engine does not count, [`Error::PlanTooLarge`]
+    /// past `max_units`, [`Error::OutOfMemory`] if the list cannot be allocated,
+    /// [`Error::Stopped`] if `stop` was raised.
+    pub fn build(
+        n: u32,
+        engine: Engine,
+        stop: &AtomicBool,
+        max_units: usize,
+    ) -> Result<UnitPlan, Error> {
+        if !engine.supports(n) {
+            let (min, max) = engine.range();
+            return Err(Error::EngineRange {
+                n,
+                engine: engine.name(),
+                min,
+                max,
+            });
+        }
+        let mut units: Vec<Unit> = Vec::new();
+        let mut push = |kind| -> Result<(), Error> {
+            if units.len() >= max_units {
+                return Err(Error::PlanTooLarge { units: max_units });
+            }
+            units.try_reserve(1).map_err(|_| Error::OutOfMemory {
+                what: "the unit plan",
+                bytes: (units.len() as u64 + 1) * 2 * size_of::<Unit>() as u64,
+            })?;
             let id = units.len() as u32;
             units.push(Unit { id, kind });
+            Ok(())
         };
+        let stopped = || stop.load(Ordering::Relaxed);
         match engine {
-            Engine::Backtrack => border_units(n as usize).into_iter().for_each(&mut push),
+            Engine::Backtrack => border_units(n as usize, stopped, &mut push)?,
             Engine::Quadrant => {
                 for (i, f) in quadrant::Frame::all(n).iter().enumerate() {
+                    if stopped() {
+                        return Err(Error::Stopped);
+                    }
                     for prefix in f.unit_prefixes(n) {
                         push(UnitKind::Quadrant {
                             frame: i as u16,
                             prefix,
-                        });
+                        })?;
                     }
                 }
             }
         }
         for col in 0..n {
-            push(UnitKind::Fixed180 { col: col as u8 });
+            push(UnitKind::Fixed180 { col: col as u8 })?;
         }
-        push(UnitKind::Fixed90);
+        push(UnitKind::Fixed90)?;
         let id = plan_hash(n, engine, &units);
-        UnitPlan {
+        Ok(UnitPlan {
             n,
             engine,
             units,
             id,
-        }
+        })
     }
 
     /// The engine whose plan this is.
@@ -414,6 +462,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_plan_past_its_budget_is_refused() {
+        let len = UnitPlan::new(12).len();
+        assert_eq!(
+            UnitPlan::build(12, Engine::Backtrack, &NEVER, len - 1).unwrap_err(),
+            Error::PlanTooLarge { units: len - 1 }
+        );
+        let exact = UnitPlan::build(12, Engine::Backtrack, &NEVER, len).unwrap();
+        assert_eq!(exact.id(), UnitPlan::new(12).id());
+    }
+
+    #[test]
+    fn a_raised_stop_builds_no_plan() {
+        let stop = AtomicBool::new(true);
+        for engine in [Engine::Backtrack, Engine::Quadrant] {
+            assert_eq!(
+                UnitPlan::build(16, engine, &stop, usize::MAX).unwrap_err(),
+                Error::Stopped
+            );
+        }
+        assert!(matches!(
+            UnitPlan::build(3, Engine::Quadrant, &NEVER, usize::MAX),
+            Err(Error::EngineRange { .. })
+        ));
     }
 
     #[test]

@@ -21,13 +21,15 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use rayon::slice::ParallelSliceMut;
 use serde::{Deserialize, Serialize};
 
 use super::record::{check_value, fnv1a64, FileError};
-use crate::engine::cost;
 use crate::engine::counts::Tally;
 use crate::engine::plan::{Engine, Unit, UnitPlan, UnitResult};
+use crate::engine::{cost, NEVER};
 
 /// Shard K of M, 0-based.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,19 +98,32 @@ pub fn list_schedule(costs: &[u64], workers: usize) -> (Vec<usize>, u128) {
 /// The plan's units, largest estimated cost first (ties by id): the order in which shards
 /// are filled and a dynamic scheduler hands units out.
 pub fn largest_first(plan: &UnitPlan) -> Vec<(Unit, u64)> {
+    largest_first_until(plan, &NEVER).expect("never stopped")
+}
+
+/// [`largest_first`], giving up (None) soon after `stop` becomes true.
+pub fn largest_first_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<Vec<(Unit, u64)>> {
     let mut v: Vec<(Unit, u64)> = plan
         .units()
         .iter()
         .copied()
-        .zip(cost::estimates(plan))
+        .zip(cost::estimates_until(plan, stop)?)
         .collect();
-    v.sort_by_key(|&(u, c)| (Reverse(c), u.id));
-    v
+    v.par_sort_unstable_by_key(|&(u, c)| (Reverse(c), u.id));
+    Some(v)
 }
 
 /// The units of shard `spec`, in id order.
 pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
-    let order = largest_first(plan);
+    units_of_until(plan, spec, &NEVER).expect("never stopped")
+}
+
+/// [`units_of`], giving up (None) soon after `stop` becomes true.
+pub fn units_of_until(plan: &UnitPlan, spec: ShardSpec, stop: &AtomicBool) -> Option<Vec<Unit>> {
+    let order = largest_first_until(plan, stop)?;
+    if stop.load(Ordering::Relaxed) {
+        return None;
+    }
     let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
     let (assigned, _) = list_schedule(&costs, spec.count as usize);
     let mut units: Vec<Unit> = order
@@ -118,7 +133,7 @@ pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
         .map(|(&(u, _), _)| u)
         .collect();
     units.sort_by_key(|u| u.id);
-    units
+    Some(units)
 }
 
 /// One unit's result in a shard file.

@@ -25,7 +25,9 @@
 //!   it removes about 98% of the pairs. This is what keeps the growth per n near the growth of
 //!   the lists.
 
-use crate::engine::isa;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::engine::{isa, NEVER};
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
 /// table entry). 4 rather than 8: smaller pieces share more key bits, so each visits fewer
@@ -115,14 +117,29 @@ impl Joiner {
         bits: u32,
         sample: Sample,
     ) -> JoinStats {
+        self.join_until(east, west, bits, sample, &NEVER)
+            .expect("never stopped")
+    }
+
+    /// [`Joiner::join_sampled`], giving up (None) soon after `stop` becomes true: the flag
+    /// is read once per piece (256 east masks against their west buckets, well under a
+    /// millisecond), so a stop takes effect within a set at any n.
+    pub fn join_until(
+        &mut self,
+        east: &[u64],
+        west: &[(u64, u32)],
+        bits: u32,
+        sample: Sample,
+        stop: &AtomicBool,
+    ) -> Option<JoinStats> {
         #[cfg(target_arch = "x86_64")]
         if isa::v3() {
             // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every
             // feature join_v3 is compiled with.
             #[allow(unsafe_code)]
-            return unsafe { self.join_v3(east, west, bits, sample) };
+            return unsafe { self.join_v3(east, west, bits, sample, stop) };
         }
-        self.join_body(east, west, bits, sample)
+        self.join_body(east, west, bits, sample, stop)
     }
 
     isa::v3_fn! {
@@ -133,8 +150,9 @@ impl Joiner {
             west: &[(u64, u32)],
             bits: u32,
             sample: Sample,
-        ) -> JoinStats {
-            self.join_body(east, west, bits, sample)
+            stop: &AtomicBool,
+        ) -> Option<JoinStats> {
+            self.join_body(east, west, bits, sample, stop)
         }
     }
 
@@ -146,10 +164,11 @@ impl Joiner {
         west: &[(u64, u32)],
         bits: u32,
         sample: Sample,
-    ) -> JoinStats {
+        stop: &AtomicBool,
+    ) -> Option<JoinStats> {
         if east.len() < MIN_SLICED || west.is_empty() {
             let run = sample.picks(0);
-            return JoinStats {
+            return Some(JoinStats {
                 pairs: if run { join_naive(east, west) } else { 0 },
                 tested: if run {
                     (east.len() * west.len()) as u64
@@ -158,7 +177,7 @@ impl Joiner {
                 },
                 pieces: 1,
                 pieces_run: u64::from(run),
-            };
+            });
         }
         let key = key_bits(east, west, bits);
         let k = key.len();
@@ -222,6 +241,10 @@ impl Joiner {
                 if !sample.picks(index - 1) {
                     continue;
                 }
+                if stop.load(Ordering::Relaxed) {
+                    self.ranges = ranges;
+                    return None;
+                }
                 stats.pieces_run += 1;
                 let common = masks.iter().fold(u64::MAX, |acc, &m| acc & m);
                 piece.build(masks, bits, chunks);
@@ -244,7 +267,7 @@ impl Joiner {
             }
         }
         self.ranges = ranges;
-        stats
+        Some(stats)
     }
 }
 

@@ -72,7 +72,7 @@ pub mod join;
 pub mod table;
 pub mod units;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use half::{Half, HalfScratch, HalfStats, MaskList};
@@ -80,6 +80,7 @@ use join::Joiner;
 use table::QuadrantTable;
 
 use super::symmetry::Transform;
+use super::NEVER;
 
 /// Smallest board the engine accepts (smaller boards are instant by backtracking).
 pub const MIN_N: u32 = 4;
@@ -264,13 +265,32 @@ impl Frame {
         table: Option<&QuadrantTable>,
         scratch: &mut Scratch,
     ) -> SetResult {
+        self.count_set_until(e, table, scratch, &NEVER)
+            .expect("never stopped")
+    }
+
+    /// [`Frame::count_set`], giving up (None) soon after `stop` becomes true (the join reads
+    /// it once per piece; the half searches before it take a few percent of a set).
+    pub fn count_set_until(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+    ) -> Option<SetResult> {
         let mut res = self.prepare_set(e, table, scratch);
         if !scratch.east.is_empty() {
-            let j = self.join_prepared(scratch, join::Sample::ALL);
+            let j = scratch.joiner.join_until(
+                scratch.east.as_slice(),
+                &scratch.west,
+                self.bits(),
+                join::Sample::ALL,
+                stop,
+            )?;
             res.solutions = j.pairs;
             res.tested = j.tested;
         }
-        res
+        Some(res)
     }
 
     /// Joins the pattern lists [`Frame::prepare_set`] left in `scratch`, or only the pieces
@@ -473,19 +493,21 @@ pub fn sets(m: u32, k: u32) -> impl Iterator<Item = u32> {
 }
 
 /// Counts the sets E of one unit: those of `frame` whose first `p` rows are `prefix`
-/// (see [`units`]).
+/// (see [`units`]); None if `stop` was raised first (a unit of n = 26 takes minutes: the
+/// flag is read between sets and inside each join).
 pub fn run_unit(
     frame: &Frame,
     p: u32,
     prefix: u32,
     table: Option<&QuadrantTable>,
     scratch: &mut Scratch,
-) -> SetResult {
+    stop: &AtomicBool,
+) -> Option<SetResult> {
     let mut res = SetResult::default();
     for e in frame.sets_with_prefix(p, prefix) {
-        res.merge(&frame.count_set(e, table, scratch));
+        res.merge(&frame.count_set_until(e, table, scratch, stop)?);
     }
-    res
+    Some(res)
 }
 
 /// What every quadrant unit of one n needs: the frames, the prefix length and, when it fits
@@ -496,8 +518,10 @@ pub struct Context {
     pub n: u32,
     /// The frames, in plan order.
     pub frames: Vec<Frame>,
-    /// Rows fixed by a unit's prefix.
-    pub prefix_rows: u32,
+    /// Rows fixed by a unit's prefix, per frame: it depends on the frame's free rows (the
+    /// centre frame of an odd board has one more than the others), so one figure for all
+    /// frames would count the wrong sets (at n = 27: p = 18 for the centre, 17 for the rest).
+    pub prefix_rows: Vec<u32>,
     /// The quadrant table, or None where the quadrants are searched instead.
     pub table: Option<QuadrantTable>,
 }
@@ -525,15 +549,27 @@ pub fn uses_table(n: u32) -> bool {
 /// # Panics
 /// Unless `MIN_N <= n <= MAX_N`.
 pub fn context(n: u32) -> Arc<Context> {
+    context_until(n, &NEVER).expect("never stopped")
+}
+
+/// [`context`], giving up (None) soon after `stop` becomes true: the h = 12 table takes a
+/// minute or two to build.
+pub fn context_until(n: u32, stop: &AtomicBool) -> Option<Arc<Context>> {
     static CACHE: Mutex<Option<Arc<Context>>> = Mutex::new(None);
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = cache.as_ref().filter(|c| c.n == n) {
-        return Arc::clone(c);
+        return Some(Arc::clone(c));
     }
     *cache = None; // free the old table before building the new one
     let frames = Frame::all(n);
-    let prefix_rows = units::prefix_rows(n, frames[0].rows.len() as u32);
-    let table = uses_table(n).then(|| QuadrantTable::build(n / 2));
+    let prefix_rows = frames
+        .iter()
+        .map(|f| units::prefix_rows(n, f.rows.len() as u32))
+        .collect();
+    let table = match uses_table(n) {
+        true => Some(QuadrantTable::build_until(n / 2, stop)?),
+        false => None,
+    };
     let c = Arc::new(Context {
         n,
         frames,
@@ -541,18 +577,25 @@ pub fn context(n: u32) -> Arc<Context> {
         table,
     });
     *cache = Some(Arc::clone(&c));
-    c
+    Some(c)
 }
 
 impl Context {
-    /// Counts one unit (frame index and prefix).
-    pub fn run_unit(&self, frame: u16, prefix: u32, scratch: &mut Scratch) -> SetResult {
+    /// Counts one unit (frame index and prefix); None if `stop` was raised first.
+    pub fn run_unit(
+        &self,
+        frame: u16,
+        prefix: u32,
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+    ) -> Option<SetResult> {
         run_unit(
             &self.frames[frame as usize],
-            self.prefix_rows,
+            self.prefix_rows[frame as usize],
             prefix,
             self.table.as_ref(),
             scratch,
+            stop,
         )
     }
 }
@@ -593,6 +636,31 @@ mod tests {
                     "n = {n}, table {}",
                     t.is_some()
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn each_frames_units_cover_its_counted_sets_once() {
+        // The centre frame of an odd board has one free row more than the others, so its
+        // prefixes are longer at n = 11, 13 and 27 (a single prefix length once counted
+        // half the sets of n = 27's other frames).
+        for (n, frames) in [(9u32, 99usize), (11, 99), (13, 99), (27, 2)] {
+            let ctx = context(n);
+            for (i, f) in ctx.frames.iter().enumerate().take(frames) {
+                let counted = |e: &u32| f.weight(*e).0 > 0;
+                let m = f.rows().len() as u32;
+                let want = sets(m, f.east_queens()).filter(counted).count();
+                let got: usize = f
+                    .unit_prefixes(n)
+                    .into_iter()
+                    .map(|prefix| {
+                        f.sets_with_prefix(ctx.prefix_rows[i], prefix)
+                            .filter(counted)
+                            .count()
+                    })
+                    .sum();
+                assert_eq!(got, want, "n = {n}, frame {i}");
             }
         }
     }

@@ -13,6 +13,10 @@
 //! Local numbering: a queen at (r, c) of the square takes up-diagonal `r + c` and
 //! down-diagonal `c - r + h - 1`, both in `0..2h-1`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::engine::NEVER;
+
 /// Placements per (row set, column set).
 #[derive(Debug)]
 pub struct QuadrantTable {
@@ -62,25 +66,32 @@ impl QuadrantTable {
     /// # Panics
     /// Above [`MAX_TABLE_H`].
     pub fn build(h: u32) -> QuadrantTable {
+        QuadrantTable::build_until(h, &NEVER).expect("never stopped")
+    }
+
+    /// [`QuadrantTable::build`], giving up (None) soon after `stop` becomes true (h = 12
+    /// takes a minute or two; the walk reads the flag at each placement of its first two
+    /// rows, about 150 times per walk at h = 12).
+    pub fn build_until(h: u32, stop: &AtomicBool) -> Option<QuadrantTable> {
         assert!(h <= MAX_TABLE_H, "quadrant table side {h}");
         let keys = 1usize << (2 * h);
         let mut offsets = vec![0u32; keys + 1];
-        walk(h, &mut |key, _, _| offsets[key + 1] += 1);
+        walk(h, stop, &mut |key, _, _| offsets[key + 1] += 1)?;
         for k in 0..keys {
             offsets[k + 1] += offsets[k];
         }
         let mut next = offsets.clone();
         let mut entries = vec![(0u32, 0u32); offsets[keys] as usize];
-        walk(h, &mut |key, up, down| {
+        walk(h, stop, &mut |key, up, down| {
             entries[next[key] as usize] = (up, down);
             next[key] += 1;
-        });
+        })?;
         debug_assert_eq!(entries.len() as u64, PLACEMENTS[h as usize]);
-        QuadrantTable {
+        Some(QuadrantTable {
             h,
             offsets,
             entries,
-        }
+        })
     }
 
     /// Side of the square.
@@ -101,10 +112,16 @@ impl QuadrantTable {
     }
 }
 
-/// Calls `f(rows << h | cols, up, down)` for every placement on the h×h square.
-fn walk(h: u32, f: &mut dyn FnMut(usize, u32, u32)) {
-    fn go(
+/// Calls `f(rows << h | cols, up, down)` for every placement on the h×h square; None if
+/// `stop` was raised before the end.
+fn walk(h: u32, stop: &AtomicBool, f: &mut dyn FnMut(usize, u32, u32)) -> Option<()> {
+    struct Walk<'a> {
         h: u32,
+        stop: &'a AtomicBool,
+        stopped: bool,
+    }
+    fn go(
+        w: &mut Walk,
         r: u32,
         rows: u32,
         cols: u32,
@@ -112,11 +129,16 @@ fn walk(h: u32, f: &mut dyn FnMut(usize, u32, u32)) {
         down: u32,
         f: &mut dyn FnMut(usize, u32, u32),
     ) {
+        let h = w.h;
         if r == h {
             f((rows << h | cols) as usize, up, down);
             return;
         }
-        go(h, r + 1, rows, cols, up, down, f); // row r stays empty
+        if r <= 2 && (w.stopped || w.stop.load(Ordering::Relaxed)) {
+            w.stopped = true;
+            return;
+        }
+        go(w, r + 1, rows, cols, up, down, f); // row r stays empty
                                                // Column c attacked if up-diagonal r + c or down-diagonal c - r + h - 1 is taken.
         let attacked = up >> r | down >> (h - 1 - r);
         let mut free = !(cols | attacked) & ((1 << h) - 1);
@@ -125,7 +147,7 @@ fn walk(h: u32, f: &mut dyn FnMut(usize, u32, u32)) {
             free ^= bit;
             let c = bit.trailing_zeros();
             go(
-                h,
+                w,
                 r + 1,
                 rows | 1 << r,
                 cols | bit,
@@ -135,7 +157,13 @@ fn walk(h: u32, f: &mut dyn FnMut(usize, u32, u32)) {
             );
         }
     }
-    go(h, 0, 0, 0, 0, 0, f);
+    let mut w = Walk {
+        h,
+        stop,
+        stopped: false,
+    };
+    go(&mut w, 0, 0, 0, 0, 0, f);
+    (!w.stopped).then_some(())
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ impl Frame {
         let m = self.rows().len() as u32;
         let k = self.east_queens();
         let fixed = prefix.count_ones();
-        let rest = (fixed <= k && k - fixed <= m - p).then(|| sets(m - p, k - fixed));
+        let rest = (p <= m && fixed <= k && k - fixed <= m - p).then(|| sets(m - p, k - fixed));
         rest.into_iter().flatten().map(move |r| prefix | r << p)
     }
 
