@@ -84,6 +84,13 @@ impl Terminal {
 
 impl Drop for Terminal {
     fn drop(&mut self) {
+        // Unwinding from a panic (debug and test builds; release aborts): the hook has
+        // restored the terminal and printed the message after that. Restoring again would
+        // write escape codes after the message, and `take_hook` panics in a panicking
+        // thread ("cannot modify the panic hook"), which turned the unwinding into an abort.
+        if std::thread::panicking() {
+            return;
+        }
         restore();
         let _ = std::panic::take_hook(); // back to the default hook
     }
