@@ -32,6 +32,9 @@ const ENTER: &str = "\x1b[?1049h\x1b[?25l";
 const RESTORE: &str = "\x1b[?25h\x1b[?1049l";
 /// How long a test waits for text to appear.
 const PATIENCE: Duration = Duration::from_secs(20);
+/// How long a program may take to act on a key at 0 ms delay: far longer than it needs, short
+/// enough that one ignoring keys fails soon, before drawing gigabytes (some 40 MB/s).
+const KEY_PATIENCE: Duration = Duration::from_secs(5);
 
 /// A command running on a pseudo-terminal under script(1).
 struct Pty {
@@ -123,6 +126,11 @@ impl Pty {
     /// Waits until `needle` is drawn after what earlier waits saw; returns the text from
     /// there to its end.
     fn wait_for(&mut self, needle: &str) -> String {
+        self.wait_within(needle, PATIENCE)
+    }
+
+    /// [`Pty::wait_for`], failing after `patience`.
+    fn wait_within(&mut self, needle: &str, patience: Duration) -> String {
         let start = Instant::now();
         loop {
             let text = self.text();
@@ -132,8 +140,9 @@ impl Pty {
                 return text[from..].to_string();
             }
             assert!(
-                start.elapsed() < PATIENCE,
-                "{needle:?} never appeared; the terminal showed:\n{text:?}"
+                start.elapsed() < patience,
+                "{needle:?} did not appear in {patience:?}; the terminal showed:\n{}",
+                tail(&text)
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -148,12 +157,20 @@ impl Pty {
 
     /// Waits for the command to end; returns its exit code and everything it drew, after
     /// checking that the terminal settings afterwards equal those before.
-    fn finish(mut self) -> (i32, String) {
+    fn finish(self) -> (i32, String) {
+        self.finish_within(PATIENCE)
+    }
+
+    /// [`Pty::finish`], failing if the command runs on for longer than `patience`.
+    fn finish_within(mut self, patience: Duration) -> (i32, String) {
         let start = Instant::now();
         while self.child.try_wait().unwrap().is_none() {
-            if start.elapsed() > PATIENCE {
+            if start.elapsed() > patience {
                 // Drop kills the command and everything it started.
-                panic!("the command did not end; it drew:\n{:?}", self.text());
+                panic!(
+                    "the command did not end in {patience:?}; it drew:\n{}",
+                    tail(&self.text())
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -216,9 +233,33 @@ fn last_step(text: &str) -> u64 {
 /// the screen was restored starts with `said`. Returns everything drawn.
 fn assert_ends(pty: Pty, code: i32, said: &str) -> String {
     let (rc, text) = pty.finish();
-    assert_eq!(rc, code, "{text:?}");
-    assert!(after_restore(&text).starts_with(said), "{text:?}");
+    assert_eq!(rc, code, "{}", tail(&text));
+    assert!(after_restore(&text).starts_with(said), "{}", tail(&text));
     text
+}
+
+/// [`assert_ends`] for a program running at 0 ms delay, which must end within
+/// [`KEY_PATIENCE`]; the search may reach a solution before the key is read, and the line of
+/// that solution then comes before the summary.
+fn assert_ends_soon(pty: Pty, code: i32, said: &str) {
+    let (rc, text) = pty.finish_within(KEY_PATIENCE);
+    assert_eq!(rc, code, "{}", tail(&text));
+    let after = after_restore(&text);
+    let summary = match after.strip_prefix("solution ") {
+        Some(rest) => rest.split_once("\r\n").map_or("", |(_, next)| next),
+        None => after,
+    };
+    assert!(summary.starts_with(said), "{}", tail(&text));
+}
+
+/// The end of `text` (all of it if short), quoted, for a failure message: a program that
+/// ran away at 0 ms delay draws hundreds of megabytes.
+fn tail(text: &str) -> String {
+    const KEEP: usize = 8000;
+    match text.char_indices().nth_back(KEEP) {
+        Some((at, _)) => format!("…{:?}", &text[at..]),
+        None => format!("{text:?}"),
+    }
 }
 
 /// What the program printed once the terminal was restored.
@@ -305,6 +346,92 @@ fn signals_restore_the_terminal() {
         pty.wait_for("trying row");
         assert_ends(pty, code, said);
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn every_other_signal_that_would_end_it_restores_the_terminal() {
+    // Signals neither ctrlc nor the SIGHUP watch catch, whose default action ends the
+    // process: each used to end it on the alternate screen, in raw mode, cursor hidden.
+    // Half of them arrive while paused, when the program waits for keys and draws nothing.
+    let signals = [
+        ("QUIT", libc::SIGQUIT),
+        ("ABRT", libc::SIGABRT),
+        ("USR1", libc::SIGUSR1),
+        ("USR2", libc::SIGUSR2),
+        ("ALRM", libc::SIGALRM),
+        ("XCPU", libc::SIGXCPU),
+        ("XFSZ", libc::SIGXFSZ),
+        ("VTALRM", libc::SIGVTALRM),
+        ("PROF", libc::SIGPROF),
+        #[cfg(target_os = "linux")]
+        ("IO", libc::SIGIO),
+        #[cfg(target_os = "linux")]
+        ("RTMIN", libc::SIGRTMIN()),
+        #[cfg(target_os = "linux")]
+        ("RTMAX", libc::SIGRTMAX()),
+    ];
+    for (k, (signal, number)) in signals.into_iter().enumerate() {
+        let paused = k % 2 == 1;
+        let command = "sh -c 'echo \"pid<$$>\"; exec \"$NQ\" animate 8 --delay 50 --until all'";
+        let Some(mut pty) = Pty::start(command, &[]) else {
+            return;
+        };
+        let pid = pty.number_after("pid<");
+        pty.own(pid);
+        pty.wait_for("trying row");
+        if paused {
+            pty.send(" ");
+            pty.wait_for("PAUSED");
+            pty.wait_for("q/Esc quit");
+        }
+        // By number: not every kill(1) knows the names of the real-time signals.
+        let sent = Command::new("kill")
+            .args([format!("-{number}"), pid.to_string()])
+            .status()
+            .expect("kill(1) runs");
+        assert!(sent.success(), "kill -{number} {pid} (SIG{signal})");
+        // Killed by the signal, the shell would report the same code; what shows the fix is
+        // the restored terminal (checked by `finish`) and the summary after it.
+        assert_ends(pty, 128 + number, &format!("terminated by SIG{signal}: "));
+    }
+}
+
+#[test]
+fn keys_work_at_zero_delay() {
+    // At 0 ms a step is always due: keys must be read between steps all the same.
+    for (key, code, said) in [
+        ("q", 0, "quit: "),
+        ("\x1b", 0, "quit: "),
+        ("\x03", 130, "interrupted: "), // Ctrl-C
+    ] {
+        let Some(mut pty) = Pty::start("$NQ animate 12 --until all --delay 0", &[]) else {
+            return;
+        };
+        pty.wait_for("q/Esc quit");
+        pty.send(key);
+        assert_ends_soon(pty, code, said);
+    }
+}
+
+#[test]
+fn plus_down_to_zero_delay_then_pause_step_and_quit() {
+    let Some(mut pty) = Pty::start("$NQ animate 14 --until all", &[]) else {
+        return;
+    };
+    pty.wait_for("q/Esc quit");
+    pty.send("+++++++"); // 100 ms halved seven times: 50, 25, 12, 6, 3, 1, 0
+    pty.wait_for("delay 0 ms");
+    pty.send(" ");
+    pty.wait_within("delay 0 ms   PAUSED", KEY_PATIENCE);
+    pty.wait_for("q/Esc quit"); // the status line of the paused frame is drawn
+    let k = last_step(&pty.text());
+    pty.send("n");
+    pty.wait_for(&format!("H step {} ", k + 1));
+    pty.send(" ");
+    pty.wait_for(&format!("H step {} ", k + 100)); // running again, at 0 ms
+    pty.send("q");
+    assert_ends_soon(pty, 0, "quit: ");
 }
 
 #[test]

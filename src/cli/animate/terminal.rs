@@ -17,9 +17,12 @@
 //!
 //! The terminal is restored on every way out: the end of the search, `q`, Ctrl-C (a key in
 //! raw mode), SIGINT and SIGTERM (the `ctrlc` crate turns them into a flag the loop checks at
-//! least every 50 ms), the end of the terminal (below), an error (the [`Terminal`] guard's
-//! `Drop`) and a panic (a panic hook restores before the default message is printed: the
-//! release build aborts on panic, so `Drop` would not run). Only SIGKILL leaves it as it was.
+//! least every 50 ms), every other signal that would end the process and can be caught
+//! (SIGQUIT, SIGUSR1, SIGALRM, …: [`signals`](super::signals) turns each into a flag too; the
+//! exit code is then 128 + its number), the end of the terminal (below), an error (the
+//! [`Terminal`] guard's `Drop`) and a panic (a panic hook restores before the default message
+//! is printed: the release build aborts on panic, so `Drop` would not run). Only SIGKILL, and
+//! a fault such as SIGSEGV, leave it as it was.
 //!
 //! When the terminal goes away — SIGHUP, the terminal reporting a hang-up, a failed read of
 //! its keys or a failed write to it — the program stops within 50 ms, restores what it can
@@ -30,7 +33,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,6 +44,7 @@ use crossterm::terminal::{self, Clear, ClearType, EnterAlternateScreen, LeaveAlt
 use crossterm::{cursor, queue};
 
 use super::hangup::Hangup;
+use super::signals::{self, Fatal};
 use super::{record, AnimateArgs, Tally, DELAY_MAX_MS};
 use crate::cli::render::one_based;
 use crate::cli::Outcome;
@@ -84,6 +88,13 @@ impl Terminal {
 
 impl Drop for Terminal {
     fn drop(&mut self) {
+        // Unwinding from a panic (debug and test builds; release aborts): the hook has
+        // restored the terminal and printed the message after that. Restoring again would
+        // write escape codes after the message, and `take_hook` panics in a panicking
+        // thread ("cannot modify the panic hook"), which turned the unwinding into an abort.
+        if std::thread::panicking() {
+            return;
+        }
         restore();
         let _ = std::panic::take_hook(); // back to the default hook
     }
@@ -109,16 +120,24 @@ enum End {
     Interrupted,
     /// The terminal went away: SIGHUP, a hang-up, a failed read or write.
     HungUp,
+    /// Another signal that would have ended the process (see [`signals`]).
+    Signal(i32),
 }
 
 impl End {
-    /// The word the summary starts with, and the exit code.
-    fn report(self) -> (&'static str, u8) {
+    /// The words the summary starts with, and the exit code.
+    fn report(self) -> (String, u8) {
         match self {
-            End::Finished => ("done", 0),
-            End::Quit => ("quit", 0),
-            End::Interrupted => ("interrupted", 130), // the shell's code for SIGINT
-            End::HungUp => ("hung up", 129),          // and for SIGHUP
+            End::Finished => ("done".into(), 0),
+            End::Quit => ("quit".into(), 0),
+            End::Interrupted => ("interrupted".into(), 130), // the shell's code for SIGINT
+            End::HungUp => ("hung up".into(), 129),          // and for SIGHUP
+            // And 128 + its number for any other signal, as the shell reports one that ended
+            // a program (the largest, SIGRTMAX, is 64 on Linux: the code fits).
+            End::Signal(s) => (
+                format!("terminated by {}", signals::name(s)),
+                u8::try_from(128 + s).unwrap_or(u8::MAX),
+            ),
         }
     }
 }
@@ -171,6 +190,7 @@ pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
     let hangup = Hangup::watch().context("cannot install the SIGHUP handler")?;
+    let fatal = Fatal::watch().context("cannot install the signal handlers")?;
     let panic_after = std::env::var(PANIC_HOOK_VAR)
         .ok()
         .and_then(|v| v.parse::<u64>().ok());
@@ -188,6 +208,7 @@ pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
         let watch = Watch {
             stop: &stop,
             hangup: &hangup,
+            fatal: &fatal,
             events: events(),
         };
         drive(
@@ -233,11 +254,18 @@ struct Watch<'a> {
     /// Ctrl-C, SIGINT, SIGTERM (and SIGHUP: `ctrlc` catches it too).
     stop: &'a AtomicBool,
     hangup: &'a Hangup,
+    /// SIGQUIT, SIGUSR1, SIGALRM and the other signals that would end the process.
+    fatal: &'a Fatal,
     events: Receiver<io::Result<Event>>,
 }
 
 /// The event loop: a step whenever the delay has passed (unless paused), keys and resizes
 /// in between. A failed write to the terminal means it is gone.
+///
+/// Keys are read before every step, not only while waiting for one: at 0 ms a step is always
+/// due, and a loop that read keys only while it waited never read one (not even `q` or
+/// Ctrl-C). A look at the channel costs a few atomic loads, against the frame every step
+/// draws.
 fn drive(
     steps: &mut Steps,
     view: &mut View,
@@ -256,12 +284,23 @@ fn drive(
         if watch.hangup.happened() {
             return End::HungUp;
         }
+        if let Some(signal) = watch.fatal.caught() {
+            return End::Signal(signal);
+        }
         if watch.stop.load(Ordering::Relaxed) {
             return End::Interrupted;
         }
         let now = Instant::now();
         let mut step_now = !view.paused && now >= due;
-        if !step_now {
+        let event = if step_now {
+            // A step is due: take a key if one is waiting, but do not wait for one.
+            match watch.events.try_recv() {
+                Ok(Ok(event)) => Some(event),
+                Err(TryRecvError::Empty) => None,
+                // The reader failed (end of file, EIO): the terminal is gone.
+                Ok(Err(_)) | Err(TryRecvError::Disconnected) => return End::HungUp,
+            }
+        } else {
             // Wait in short slices so a signal or a hang-up is seen within 50 ms; paused,
             // the loop sleeps here, 50 ms at a time, until a key comes.
             let wait = if view.paused {
@@ -269,12 +308,15 @@ fn drive(
             } else {
                 (due - now).min(Duration::from_millis(50))
             };
-            let event = match watch.events.recv_timeout(wait) {
-                Ok(Ok(event)) => event,
+            match watch.events.recv_timeout(wait) {
+                Ok(Ok(event)) => Some(event),
                 Err(RecvTimeoutError::Timeout) => continue,
-                // The reader failed (end of file, EIO): the terminal is gone.
                 Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return End::HungUp,
-            };
+            }
+        };
+        if let Some(event) = event {
+            // The key first: a step still due comes next time round.
+            step_now = false;
             match event {
                 Event::Key(k) => match action(k) {
                     Some(Action::Quit) => return End::Quit,
