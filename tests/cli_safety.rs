@@ -533,3 +533,33 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     assert_eq!(entries(&dir), ["theirs.json"], "no temporary file left");
     fs::remove_dir_all(dir).unwrap();
 }
+
+// Hostile pass, fault 6: a legal long name (255 bytes) is written; the temporary file beside
+// it has a short name of its own.
+
+#[test]
+fn out_svg_and_checkpoint_take_a_255_byte_file_name() {
+    let d = scratch("longname");
+    let [a, b, c] = ["a", "b", "c"].map(|x| x.repeat(255));
+    let o = shard_to(&d.join(&a));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::read_to_string(d.join(&a))
+        .unwrap()
+        .contains("\"nqueens-shard\""));
+    let o = nqueens()
+        .args(["animate", "5", "--svg"])
+        .arg(d.join(&b))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::read_to_string(d.join(&b)).unwrap().contains("<svg"));
+    for _ in 0..2 {
+        let o = count_8_with(&d.join(&c));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(fs::read_to_string(d.join(&c))
+        .unwrap()
+        .starts_with("nqueens-checkpoint 1 n=8 "));
+    assert_eq!(entries(&d), [a, b, c], "a temporary file was left");
+    fs::remove_dir_all(d).unwrap();
+}
