@@ -563,3 +563,47 @@ fn out_svg_and_checkpoint_take_a_255_byte_file_name() {
     assert_eq!(entries(&d), [a, b, c], "a temporary file was left");
     fs::remove_dir_all(d).unwrap();
 }
+
+// Hostile pass, fault 7: only an empty file or one that starts with a whole header line is
+// taken as a checkpoint; a prefix of the header is someone else's file.
+
+#[test]
+fn checkpoint_refuses_a_prefix_of_its_header_and_keeps_it() {
+    let d = scratch("prefix");
+    let p = d.join("c");
+    assert!(count_8_with(&p).status.success());
+    let text = fs::read_to_string(&p).unwrap();
+    let header = text.lines().next().unwrap();
+    for prefix in ["n", "nq", "nqueens-checkpoint 1 n=8", header] {
+        fs::write(&p, prefix).unwrap();
+        let o = count_8_with(&p);
+        assert_refused(&o, &["not an nqueens checkpoint", "left untouched"]);
+        assert_eq!(fs::read_to_string(&p).unwrap(), prefix);
+    }
+    assert_eq!(entries(&d), ["c"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn an_empty_checkpoint_behind_a_link_is_started_keeping_link_and_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("empty");
+    fs::write(d.join("target"), "").unwrap();
+    fs::set_permissions(d.join("target"), fs::Permissions::from_mode(0o640)).unwrap();
+    symlink("target", d.join("link")).unwrap();
+    let o = count_8_with(&d.join("link"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(d.join("link"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let text = fs::read_to_string(d.join("target")).unwrap();
+    assert!(text.starts_with("nqueens-checkpoint 1 n=8 "), "{text}");
+    let mode = fs::metadata(d.join("target")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    // Resumed, not started again.
+    let o = count_8_with(&d.join("link"));
+    assert!(stderr(&o).contains("resuming from"), "{}", stderr(&o));
+    assert_eq!(entries(&d), ["link", "target"]);
+    fs::remove_dir_all(d).unwrap();
+}

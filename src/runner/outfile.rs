@@ -84,7 +84,7 @@ pub fn file_kind(t: &fs::FileType) -> &'static str {
 }
 
 /// The path with every symbolic link at its end followed (the target may not exist).
-fn follow_links(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match fs::symlink_metadata(&p) {
