@@ -534,6 +534,191 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     fs::remove_dir_all(dir).unwrap();
 }
 
+// Hostile pass, fault 4: a FIFO without its other end. The wait says once what it waits
+// for, the other end may come late, and a signal ends the wait: exit 130 within a second,
+// the FIFO kept, no temporary file.
+
+/// A spawned nqueens whose stderr is collected as it comes; killed (by its pid) and reaped
+/// when dropped, so a failing test leaves no process behind.
+struct Running {
+    child: std::process::Child,
+    err: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Running {
+    fn start(args: &[&str]) -> Running {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (mut from, to) = (child.stderr.take().unwrap(), err.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0; 256];
+            while let Ok(k @ 1..) = from.read(&mut buf) {
+                to.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..k]));
+            }
+        });
+        Running { child, err }
+    }
+
+    fn stderr(&self) -> String {
+        self.err.lock().unwrap().clone()
+    }
+
+    /// Waits until stderr holds `want`; panics (the drop kills the child) after `secs`.
+    fn expect_stderr(&self, want: &str, secs: u64) {
+        let start = Instant::now();
+        while !self.stderr().contains(want) {
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "no '{want}' on stderr after {secs} s: {:?}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, name: &str) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status();
+        assert!(sent.unwrap().success(), "kill -{name} {pid}");
+    }
+
+    /// The exit code and how long it took to come; panics after `secs`.
+    fn exit_within(&mut self, secs: u64) -> (Option<i32>, Duration) {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return (s.code(), start.elapsed());
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "still running {secs} s later: {:?}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn stdout(&mut self) -> String {
+        let mut s = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Opens `p` with O_NONBLOCK (Linux's value): never blocks, so a test cannot hang on it.
+fn open_nonblocking(p: &Path, write: bool) -> std::io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .custom_flags(0o4000)
+        .open(p)
+}
+
+#[test]
+fn a_fifo_without_its_other_end_is_named_and_sigterm_ends_the_wait() {
+    let d = scratch("fifowait");
+    let f = d.join("f");
+    mkfifo(&f);
+    let (fs_, ck) = (f.to_str().unwrap(), d.join("ck"));
+    let ck = ck.to_str().unwrap();
+    let runs: [(&[&str], &str); 4] = [
+        (&["animate", "6", "--svg", fs_], "reader"),
+        (&["merge", fs_], "writer"),
+        (&["verify", "--bfile", fs_], "writer"),
+        (
+            &[
+                "count",
+                "12",
+                "--shard",
+                "0/1",
+                "--checkpoint",
+                ck,
+                "--out",
+                fs_,
+            ],
+            "reader",
+        ),
+    ];
+    for (args, peer) in runs {
+        let mut run = Running::start(args);
+        let waiting = format!("nqueens: waiting for a {peer} on {fs_}");
+        run.expect_stderr(&waiting, 30);
+        run.signal("TERM");
+        let (code, took) = run.exit_within(10);
+        let err = run.stderr();
+        assert_eq!(code, Some(130), "{args:?}: {err}");
+        assert!(took < Duration::from_secs(1), "{args:?} took {took:?}");
+        assert_eq!(err.matches("nqueens: waiting for").count(), 1, "{err}");
+        assert!(fs::symlink_metadata(&f).unwrap().file_type().is_fifo());
+        let mut want = vec!["f"];
+        if args[0] == "count" {
+            want.insert(0, "ck");
+            assert!(err.contains("all its units are saved in"), "{err}");
+        }
+        assert_eq!(entries(&d), want, "{args:?} left a file behind");
+    }
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_fifo_whose_other_end_comes_late_is_served() {
+    let d = scratch("fifolate");
+    let f = d.join("f");
+    mkfifo(&f);
+    let fs_ = f.to_str().unwrap();
+    // --out: the reader comes after the notice and gets the whole shard file.
+    let mut run = Running::start(&["count", "9", "--shard", "0/1", "--out", fs_]);
+    run.expect_stderr("waiting for a reader", 60);
+    let mut got = String::new();
+    let mut reader = open_nonblocking(&f, false).unwrap();
+    let start = Instant::now();
+    loop {
+        let mut buf = [0; 4096];
+        match reader.read(&mut buf) {
+            Ok(0) if got.ends_with("}\n") => break,
+            Ok(k) => got.push_str(&String::from_utf8_lossy(&buf[..k])),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("{e}"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{got}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(run.exit_within(20).0, Some(0), "{}", run.stderr());
+    assert!(got.contains("\"nqueens-shard\""), "{got}");
+    // merge: the writer comes after the notice.
+    let shard = fs::read(shard_json(&d, "9", "0/1", "s.json")).unwrap();
+    let mut run = Running::start(&["merge", fs_]);
+    run.expect_stderr("waiting for a writer", 60);
+    std::io::Write::write_all(&mut open_nonblocking(&f, true).unwrap(), &shard).unwrap();
+    assert_eq!(run.exit_within(20).0, Some(0), "{}", run.stderr());
+    assert!(run.stdout().contains("352"));
+    assert!(fs::symlink_metadata(&f).unwrap().file_type().is_fifo());
+    fs::remove_dir_all(d).unwrap();
+}
+
 // Hostile pass, fault 6: a legal long name (255 bytes) is written; the temporary file beside
 // it has a short name of its own.
 

@@ -18,9 +18,9 @@ use super::report::{estimate_seconds, is_failed_check, print_single, timed_count
 use super::report::{CountReport, KnownCheck};
 use super::session;
 use super::{default_threads, Outcome};
-use nqueens::runner::outfile;
 use nqueens::runner::session::Scope;
 use nqueens::runner::shard::{ShardFile, ShardSpec};
+use nqueens::runner::{fifo, outfile};
 use nqueens::UnitPlan;
 
 /// Arguments of `count`.
@@ -113,8 +113,17 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         out.write_all(text.as_bytes())?;
         out.flush()?;
     } else {
-        outfile::write_file(path, text.as_bytes())
-            .with_context(|| format!("cannot write shard file {}", path.display()))?;
+        let wait = session::fifo_wait(session::stop_flag());
+        match outfile::write_file(path, text.as_bytes(), wait) {
+            Ok(()) => {}
+            Err(e) => match fifo::stopped(&e) {
+                Some(why) => return Ok(session::interrupted_output(&run, why)),
+                None => {
+                    return Err(e)
+                        .with_context(|| format!("cannot write shard file {}", path.display()))
+                }
+            },
+        }
     }
     let nodes: u128 = results.iter().map(|(_, r)| u128::from(r.nodes)).sum();
     let line = format!(

@@ -35,7 +35,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -252,9 +252,15 @@ fn not_regular(path: &Path, m: &fs::Metadata) -> FileError {
     )
 }
 
-/// Opens an existing checkpoint (never creates one); the caller checks what it opened.
+/// Opens an existing checkpoint without waiting: with `O_NONBLOCK`, which a regular file
+/// ignores, a FIFO swapped in after [`check_regular`] cannot block the open; the caller
+/// refuses it by its metadata.
 fn open_existing(path: &Path, write: bool) -> io::Result<File> {
-    OpenOptions::new().read(true).append(write).open(path)
+    OpenOptions::new()
+        .read(true)
+        .append(write)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
 }
 
 /// True if `path` (through links) names the file whose metadata is `m`.

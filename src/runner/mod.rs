@@ -3,6 +3,7 @@
 //! cost spread and makespan), with no formatting.
 
 pub mod checkpoint;
+pub mod fifo;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;

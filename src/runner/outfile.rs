@@ -10,7 +10,8 @@
 //!   replaced atomically, the link itself stays.
 //! - A FIFO or a character device is opened and written directly (a reader of the FIFO gets
 //!   the text; a device is never replaced by a regular file, which renaming over it would
-//!   do, as root, for `/dev/full`).
+//!   do, as root, for `/dev/full`). A FIFO without a reader is waited for as
+//!   [`super::fifo`] says, so a stop flag ends the wait.
 //! - Anything else (a directory, a block device, a socket) is refused.
 //!
 //! A short or failed write is an error either way. A regular file this user may not write
@@ -23,15 +24,18 @@ use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
+use super::fifo::{self, Wait};
+
 /// Most symbolic links followed from one path (Linux's own limit is 40).
 const MAX_LINKS: usize = 40;
 
-/// Writes `bytes` to `path` as the module doc says.
+/// Writes `bytes` to `path` as the module doc says; `wait` ends the wait for a FIFO's reader.
 ///
 /// # Errors
 /// The I/O error, or `InvalidInput` for a path that is a directory, block device or
-/// socket, or a chain of more than 40 symbolic links.
-pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// socket, or a chain of more than 40 symbolic links; a [`fifo::Stopped`] error (see
+/// [`fifo::is_stopped`]) if `wait`'s stop flag ended the wait.
+pub fn write_file(path: &Path, bytes: &[u8], wait: Wait<'_>) -> io::Result<()> {
     let target = follow_links(path)?;
     match fs::metadata(&target) {
         Ok(m) if m.is_file() => {
@@ -47,7 +51,18 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
             replace_atomically(&target, bytes, Some(m.permissions()))
         }
         Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
-            let mut f = OpenOptions::new().write(true).open(&target)?;
+            let mut f = fifo::open_writer(&target, wait)?;
+            // Opened without truncating: a regular file put there since the look above is
+            // still as it was, and is left so.
+            if f.file().metadata()?.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} became a regular file while it was opened: left as it is",
+                        target.display()
+                    ),
+                ));
+            }
             f.write_all(bytes)?;
             f.flush()
         }
@@ -248,14 +263,14 @@ mod tests {
         let d = dir("link");
         fs::write(d.join("target"), "old").unwrap();
         std::os::unix::fs::symlink("target", d.join("link")).unwrap();
-        write_file(&d.join("link"), b"new").unwrap();
+        write_file(&d.join("link"), b"new", Wait::forever()).unwrap();
         assert!(fs::symlink_metadata(d.join("link"))
             .unwrap()
             .file_type()
             .is_symlink());
         assert_eq!(fs::read_to_string(d.join("target")).unwrap(), "new");
         std::os::unix::fs::symlink("made", d.join("dangling")).unwrap();
-        write_file(&d.join("dangling"), b"x").unwrap();
+        write_file(&d.join("dangling"), b"x", Wait::forever()).unwrap();
         assert_eq!(fs::read_to_string(d.join("made")).unwrap(), "x");
         assert_eq!(entries(&d), ["dangling", "link", "made", "target"]);
         fs::remove_dir_all(d).unwrap();
@@ -265,9 +280,9 @@ mod tests {
     fn a_directory_is_refused_and_no_temporary_file_stays() {
         let d = dir("adir");
         fs::create_dir(d.join("adir")).unwrap();
-        assert!(write_file(&d.join("adir"), b"x").is_err());
+        assert!(write_file(&d.join("adir"), b"x", Wait::forever()).is_err());
         // A directory that cannot take the temporary file's rename target.
-        assert!(write_file(&d.join("adir").join("sub").join("f"), b"x").is_err());
+        assert!(write_file(&d.join("adir").join("sub").join("f"), b"x", Wait::forever()).is_err());
         assert_eq!(entries(&d), ["adir"]);
         fs::remove_dir_all(d).unwrap();
     }
@@ -276,7 +291,7 @@ mod tests {
     fn a_255_byte_name_is_written_through_a_short_temporary_name() {
         let d = dir("long");
         let long = "a".repeat(255);
-        write_file(&d.join(&long), b"x").unwrap();
+        write_file(&d.join(&long), b"x", Wait::forever()).unwrap();
         assert_eq!(fs::read(d.join(&long)).unwrap(), b"x");
         // A rename that fails (onto a directory) still removes the temporary file.
         let (file, tmp) = TempFile::create(&d.join(&long), OpenOptions::new().write(true)).unwrap();

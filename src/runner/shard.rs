@@ -24,6 +24,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::fifo::{self, Wait};
 use super::record::{check_value, fnv1a64, FileError};
 use crate::engine::cost;
 use crate::engine::counts::Tally;
@@ -244,13 +245,13 @@ impl ShardFile {
     /// Reads and checks one shard file on its own: format, digest, check values and the
     /// ranges of seconds and threads. The file may be a pipe (`merge <(ssh host cat s.json)`);
     /// it is read with a size bound: the first 64 KiB must name n, and the whole file may not
-    /// exceed [`size_bound`] of that n.
+    /// exceed [`size_bound`] of that n. A FIFO's writer is waited for as `wait` says.
     ///
     /// # Errors
-    /// A [`FileError`] naming the file.
-    pub fn read(path: &Path) -> Result<ShardFile, FileError> {
+    /// A [`FileError`] naming the file (also when `wait`'s stop flag ended the wait).
+    pub fn read(path: &Path, wait: Wait<'_>) -> Result<ShardFile, FileError> {
         let err = |r: String| FileError::new("shard", path, r);
-        let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+        let file = fifo::open_reader(path, wait).map_err(|e| err(e.to_string()))?;
         let text = read_bounded(file).map_err(err)?;
         let f: ShardFile =
             serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;

@@ -21,6 +21,7 @@ use super::{record, AnimateArgs, Tally};
 use crate::cli::format::grouped;
 use crate::cli::outfile;
 use crate::cli::render::{svg_crown, svg_squares, SQUARE, SVG_CROWN_STYLE};
+use crate::cli::session;
 use crate::cli::Outcome;
 use nqueens::{Step, Steps};
 
@@ -60,8 +61,11 @@ pub struct Animation {
 /// Writes the SVG of `a.n`'s search to `path` (`-`: stdout); on a file, says on stdout what
 /// it wrote.
 pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
+    // Nothing to save on a signal: it ends the run at once (also while a FIFO waits for its
+    // reader; a FIFO is written in place, so no temporary file is left).
+    let wait = session::fifo_wait(session::quit_on_signal());
     let anim = build(steps, a)?;
-    outfile::write(path, anim.svg.as_bytes())?;
+    outfile::write(path, anim.svg.as_bytes(), wait)?;
     if path.as_os_str() != "-" {
         writeln!(
             std::io::stdout().lock(),
