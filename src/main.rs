@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
+use nqueens::runner::shown;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
@@ -31,7 +32,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             _ => {
-                eprintln!("nqueens: {}", one_line(&e.to_string()));
+                eprintln!("nqueens: {}", one_line(&escape_args(&e.to_string())));
                 return ExitCode::from(2);
             }
         },
@@ -64,6 +65,29 @@ fn write_failed(io: &std::io::Error) -> ExitCode {
     }
     eprintln!("nqueens: cannot write to standard output: {io}");
     ExitCode::from(2)
+}
+
+/// Clap echoes the arguments it refuses as they were given; a newline in one would cut
+/// the message (and an escape sequence would reach the terminal). Each argument, or the
+/// value of a `--name=value` one, that needs it is replaced by its shown form (see
+/// `nqueens::runner::shown`) before the message is cut to one line.
+fn escape_args(msg: &str) -> String {
+    let mut args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .flat_map(|a| {
+            let value = a
+                .strip_prefix("--")
+                .and_then(|r| r.split_once('='))
+                .map(|(_, v)| v.to_string());
+            std::iter::once(a).chain(value)
+        })
+        .filter(|a| !a.is_empty() && shown::needs_care(a))
+        .collect();
+    args.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    args.iter().fold(msg.to_string(), |m, a| {
+        m.replace(a.as_str(), &shown::value(a))
+    })
 }
 
 /// Clap's messages span several lines (usage, tips); keep the first, without its "error: ".

@@ -533,3 +533,262 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     assert_eq!(entries(&dir), ["theirs.json"], "no temporary file left");
     fs::remove_dir_all(dir).unwrap();
 }
+
+// Hostile pass, fault 4: a FIFO without its other end. The wait says once what it waits
+// for, the other end may come late, and a signal ends the wait: exit 130 within a second,
+// the FIFO kept, no temporary file.
+
+/// A spawned nqueens whose stderr is collected as it comes; killed (by its pid) and reaped
+/// when dropped, so a failing test leaves no process behind.
+struct Running {
+    child: std::process::Child,
+    err: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Running {
+    fn start(args: &[&str]) -> Running {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (mut from, to) = (child.stderr.take().unwrap(), err.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0; 256];
+            while let Ok(k @ 1..) = from.read(&mut buf) {
+                to.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..k]));
+            }
+        });
+        Running { child, err }
+    }
+
+    fn stderr(&self) -> String {
+        self.err.lock().unwrap().clone()
+    }
+
+    /// Waits until stderr holds `want`; panics (the drop kills the child) after `secs`.
+    fn expect_stderr(&self, want: &str, secs: u64) {
+        let start = Instant::now();
+        while !self.stderr().contains(want) {
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "no '{want}' on stderr after {secs} s: {:?}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, name: &str) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status();
+        assert!(sent.unwrap().success(), "kill -{name} {pid}");
+    }
+
+    /// The exit code and how long it took to come; panics after `secs`.
+    fn exit_within(&mut self, secs: u64) -> (Option<i32>, Duration) {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return (s.code(), start.elapsed());
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "still running {secs} s later: {:?}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn stdout(&mut self) -> String {
+        let mut s = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Opens `p` with O_NONBLOCK (Linux's value): never blocks, so a test cannot hang on it.
+fn open_nonblocking(p: &Path, write: bool) -> std::io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .custom_flags(0o4000)
+        .open(p)
+}
+
+#[test]
+fn a_fifo_without_its_other_end_is_named_and_sigterm_ends_the_wait() {
+    let d = scratch("fifowait");
+    let f = d.join("f");
+    mkfifo(&f);
+    let (fs_, ck) = (f.to_str().unwrap(), d.join("ck"));
+    let ck = ck.to_str().unwrap();
+    let runs: [(&[&str], &str); 4] = [
+        (&["animate", "6", "--svg", fs_], "reader"),
+        (&["merge", fs_], "writer"),
+        (&["verify", "--bfile", fs_], "writer"),
+        (
+            &[
+                "count",
+                "12",
+                "--shard",
+                "0/1",
+                "--checkpoint",
+                ck,
+                "--out",
+                fs_,
+            ],
+            "reader",
+        ),
+    ];
+    for (args, peer) in runs {
+        let mut run = Running::start(args);
+        let waiting = format!("nqueens: waiting for a {peer} on {fs_}");
+        run.expect_stderr(&waiting, 30);
+        run.signal("TERM");
+        let (code, took) = run.exit_within(10);
+        let err = run.stderr();
+        assert_eq!(code, Some(130), "{args:?}: {err}");
+        assert!(took < Duration::from_secs(1), "{args:?} took {took:?}");
+        assert_eq!(err.matches("nqueens: waiting for").count(), 1, "{err}");
+        assert!(fs::symlink_metadata(&f).unwrap().file_type().is_fifo());
+        let mut want = vec!["f"];
+        if args[0] == "count" {
+            want.insert(0, "ck");
+            assert!(err.contains("all its units are saved in"), "{err}");
+        }
+        assert_eq!(entries(&d), want, "{args:?} left a file behind");
+    }
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_fifo_whose_other_end_comes_late_is_served() {
+    let d = scratch("fifolate");
+    let f = d.join("f");
+    mkfifo(&f);
+    let fs_ = f.to_str().unwrap();
+    // --out: the reader comes after the notice and gets the whole shard file.
+    let mut run = Running::start(&["count", "9", "--shard", "0/1", "--out", fs_]);
+    run.expect_stderr("waiting for a reader", 60);
+    let mut got = String::new();
+    let mut reader = open_nonblocking(&f, false).unwrap();
+    let start = Instant::now();
+    loop {
+        let mut buf = [0; 4096];
+        match reader.read(&mut buf) {
+            Ok(0) if got.ends_with("}\n") => break,
+            Ok(k) => got.push_str(&String::from_utf8_lossy(&buf[..k])),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("{e}"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{got}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(run.exit_within(20).0, Some(0), "{}", run.stderr());
+    assert!(got.contains("\"nqueens-shard\""), "{got}");
+    // merge: the writer comes after the notice.
+    let shard = fs::read(shard_json(&d, "9", "0/1", "s.json")).unwrap();
+    let mut run = Running::start(&["merge", fs_]);
+    run.expect_stderr("waiting for a writer", 60);
+    std::io::Write::write_all(&mut open_nonblocking(&f, true).unwrap(), &shard).unwrap();
+    assert_eq!(run.exit_within(20).0, Some(0), "{}", run.stderr());
+    assert!(run.stdout().contains("352"));
+    assert!(fs::symlink_metadata(&f).unwrap().file_type().is_fifo());
+    fs::remove_dir_all(d).unwrap();
+}
+
+// Hostile pass, fault 6: a legal long name (255 bytes) is written; the temporary file beside
+// it has a short name of its own.
+
+#[test]
+fn out_svg_and_checkpoint_take_a_255_byte_file_name() {
+    let d = scratch("longname");
+    let [a, b, c] = ["a", "b", "c"].map(|x| x.repeat(255));
+    let o = shard_to(&d.join(&a));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::read_to_string(d.join(&a))
+        .unwrap()
+        .contains("\"nqueens-shard\""));
+    let o = nqueens()
+        .args(["animate", "5", "--svg"])
+        .arg(d.join(&b))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::read_to_string(d.join(&b)).unwrap().contains("<svg"));
+    for _ in 0..2 {
+        let o = count_8_with(&d.join(&c));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(fs::read_to_string(d.join(&c))
+        .unwrap()
+        .starts_with("nqueens-checkpoint 1 n=8 "));
+    assert_eq!(entries(&d), [a, b, c], "a temporary file was left");
+    fs::remove_dir_all(d).unwrap();
+}
+
+// Hostile pass, fault 7: only an empty file or one that starts with a whole header line is
+// taken as a checkpoint; a prefix of the header is someone else's file.
+
+#[test]
+fn checkpoint_refuses_a_prefix_of_its_header_and_keeps_it() {
+    let d = scratch("prefix");
+    let p = d.join("c");
+    assert!(count_8_with(&p).status.success());
+    let text = fs::read_to_string(&p).unwrap();
+    let header = text.lines().next().unwrap();
+    for prefix in ["n", "nq", "nqueens-checkpoint 1 n=8", header] {
+        fs::write(&p, prefix).unwrap();
+        let o = count_8_with(&p);
+        assert_refused(&o, &["not an nqueens checkpoint", "left untouched"]);
+        assert_eq!(fs::read_to_string(&p).unwrap(), prefix);
+    }
+    assert_eq!(entries(&d), ["c"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn an_empty_checkpoint_behind_a_link_is_started_keeping_link_and_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("empty");
+    fs::write(d.join("target"), "").unwrap();
+    fs::set_permissions(d.join("target"), fs::Permissions::from_mode(0o640)).unwrap();
+    symlink("target", d.join("link")).unwrap();
+    let o = count_8_with(&d.join("link"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(d.join("link"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let text = fs::read_to_string(d.join("target")).unwrap();
+    assert!(text.starts_with("nqueens-checkpoint 1 n=8 "), "{text}");
+    let mode = fs::metadata(d.join("target")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    // Resumed, not started again.
+    let o = count_8_with(&d.join("link"));
+    assert!(stderr(&o).contains("resuming from"), "{}", stderr(&o));
+    assert_eq!(entries(&d), ["link", "target"]);
+    fs::remove_dir_all(d).unwrap();
+}

@@ -76,13 +76,10 @@ pub fn parse_in(s: &str, lo: i128, hi: i128) -> Result<i128, Refused> {
     }
 }
 
-/// An argument as echoed in an error: at most 40 characters, control characters escaped.
+/// An argument as echoed in an error: control characters escaped, long ones shortened (see
+/// `nqueens::runner::shown`).
 pub fn shown(s: &str) -> String {
-    let mut out: String = s.chars().take(40).flat_map(char::escape_debug).collect();
-    if s.chars().count() > 40 {
-        out.push_str(&format!("... ({} characters)", s.chars().count()));
-    }
-    out
+    nqueens::runner::shown::value(s)
 }
 
 /// Parses one board size, 1..=64.

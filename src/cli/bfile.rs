@@ -13,7 +13,6 @@
 //! with a bound ([`MAX_BYTES`]), so a FIFO or a device that never ends cannot fill memory.
 
 use super::engine::EngineArgs;
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,6 +22,8 @@ use clap::ValueEnum;
 
 use super::args::{shown, SizeRange};
 use super::Outcome;
+use nqueens::runner::fifo::{self, Wait};
+use nqueens::runner::shown;
 use nqueens::{known, Counts, MAX_N};
 
 /// Largest b-file read: 16 MiB. The OEIS keeps b-files to 10,000 terms; this bound is there
@@ -197,26 +198,29 @@ fn normalize(s: &str) -> Option<String> {
     })
 }
 
-/// Reads at most [`MAX_BYTES`] of `path` (`-`: stdin); a larger file is an error.
-pub fn read_bounded(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let shown = path.display();
+/// Reads at most [`MAX_BYTES`] of `path` (`-`: stdin); a larger file is an error. A FIFO's
+/// writer is waited for as `wait` says.
+pub fn read_bounded(path: &Path, wait: Wait<'_>) -> anyhow::Result<Vec<u8>> {
+    let name = shown::path(path);
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
+        // Named here: a bare I/O error would be taken for a failed write to stdout.
         io::stdin()
             .lock()
             .take(MAX_BYTES + 1)
-            .read_to_end(&mut bytes)?;
+            .read_to_end(&mut bytes)
+            .context("cannot read the b-file from standard input")?;
     } else {
         if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            bail!("cannot read b-file {shown}: it is a directory");
+            bail!("cannot read b-file {name}: it is a directory");
         }
-        File::open(path)
+        fifo::open_reader(path, wait)
             .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-            .with_context(|| format!("cannot read b-file {shown}"))?;
+            .with_context(|| format!("cannot read b-file {name}"))?;
     }
     if bytes.len() as u64 > MAX_BYTES {
         bail!(
-            "b-file {shown} is larger than {} MiB: not a b-file of N-Queens counts",
+            "b-file {name} is larger than {} MiB: not a b-file of N-Queens counts",
             MAX_BYTES >> 20
         );
     }
@@ -253,14 +257,16 @@ pub fn verify(
     threads: usize,
     engine: &EngineArgs,
 ) -> Outcome {
-    let rows = parse(&read_bounded(path)?)
-        .map_err(|e| anyhow::anyhow!("b-file {}: {e}", path.display()))?;
+    // Nothing to save on a signal: it ends the run at once (also while a FIFO waits).
+    let wait = super::session::fifo_wait(super::session::quit_on_signal());
+    let rows = parse(&read_bounded(path, wait)?)
+        .map_err(|e| anyhow::anyhow!("b-file {}: {e}", shown::path(path)))?;
     let mut out = io::stdout().lock();
     let (first, last) = (rows[0].n, rows[rows.len() - 1].n);
     writeln!(
         out,
         "b-file {}: {} terms, n = {first}..{last}, checked as {} ({} solutions) up to n = {max}",
-        path.display(),
+        shown::path(path),
         rows.len(),
         seq.a_number(),
         seq.name()

@@ -18,9 +18,10 @@ use super::report::{estimate_seconds, is_failed_check, print_single, timed_count
 use super::report::{CountReport, KnownCheck};
 use super::session;
 use super::{default_threads, Outcome};
-use nqueens::runner::outfile;
 use nqueens::runner::session::Scope;
 use nqueens::runner::shard::{ShardFile, ShardSpec};
+use nqueens::runner::shown;
+use nqueens::runner::{fifo, outfile};
 
 /// Arguments of `count`.
 #[derive(Args, Debug)]
@@ -72,7 +73,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         if out.as_os_str() != "-" && outfile::same_file(out, ckpt) {
             bail!(
                 "--out {} names the --checkpoint file: the shard file would overwrite the checkpoint; give another file",
-                out.display()
+                shown::path(out)
             );
         }
     }
@@ -117,8 +118,17 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         out.write_all(text.as_bytes())?;
         out.flush()?;
     } else {
-        outfile::write_file(path, text.as_bytes())
-            .with_context(|| format!("cannot write shard file {}", path.display()))?;
+        let wait = session::fifo_wait(session::stop_flag());
+        match outfile::write_file(path, text.as_bytes(), wait) {
+            Ok(()) => {}
+            Err(e) => match fifo::stopped(&e) {
+                Some(why) => return Ok(session::interrupted_output(&run, why)),
+                None => {
+                    return Err(e)
+                        .with_context(|| format!("cannot write shard file {}", shown::path(path)))
+                }
+            },
+        }
     }
     let nodes: u128 = results.iter().map(|(_, r)| u128::from(r.nodes)).sum();
     let line = format!(
@@ -130,7 +140,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         if to_stdout {
             "standard output".into()
         } else {
-            path.display().to_string()
+            shown::path(path)
         }
     );
     if to_stdout {
@@ -139,7 +149,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         // The shard file is what matters, and it is written: a full or closed stdout only
         // loses this summary.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("nqueens: warning: cannot write to standard output ({e}); the shard file {} was written", path.display());
+            eprintln!("nqueens: warning: cannot write to standard output ({e}); the shard file {} was written", shown::path(path));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -11,8 +11,10 @@ use clap::Args;
 
 use super::args::{parse_percent, parse_threads};
 use super::report::{print_single, CountReport};
+use super::session;
 use super::{default_threads, Outcome};
 use nqueens::runner::shard::{self, ShardFile};
+use nqueens::runner::shown;
 
 /// Arguments of `merge`.
 #[derive(Args, Debug)]
@@ -40,9 +42,11 @@ pub struct MergeArgs {
 
 /// Runs `merge`.
 pub fn run(a: &MergeArgs) -> Outcome {
+    // Nothing to save on a signal: it ends the run at once (also while a FIFO waits).
+    let wait = session::fifo_wait(session::quit_on_signal());
     let mut files = Vec::with_capacity(a.files.len());
     for path in &a.files {
-        files.push((path.display().to_string(), ShardFile::read(path)?));
+        files.push((shown::path(path), ShardFile::read(path, wait)?));
     }
     let (plan, tally) = shard::merge(&files).map_err(anyhow::Error::msg)?;
     if let Some(percent) = a.recheck {

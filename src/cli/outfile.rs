@@ -3,23 +3,27 @@
 //! [`nqueens::runner::outfile::write_file`] (the one `count --shard --out` uses): a regular
 //! or new file is replaced atomically through a temporary file in its directory (removed on
 //! every error, permission bits kept), a symbolic link is followed and its target written, a
-//! FIFO or character device is written in place, anything else is refused.
+//! FIFO or character device is written in place (a FIFO's reader waited for as `wait` says),
+//! anything else is refused.
 
 use std::io::{self, Write};
 use std::path::Path;
+
+use nqueens::runner::fifo::Wait;
+use nqueens::runner::shown;
 
 /// Writes `bytes` to `path` as the module doc says (`-`: stdout).
 ///
 /// # Errors
 /// One line naming the file: a directory, a loop of links, or the I/O error.
-pub fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write(path: &Path, bytes: &[u8], wait: Wait<'_>) -> anyhow::Result<()> {
     if path.as_os_str() == "-" {
         let mut out = io::stdout().lock();
         out.write_all(bytes)?;
         return Ok(out.flush()?);
     }
-    nqueens::runner::outfile::write_file(path, bytes)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    nqueens::runner::outfile::write_file(path, bytes, wait)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", shown::path(path)))
 }
 
 #[cfg(test)]
@@ -51,10 +55,10 @@ mod tests {
     fn creates_and_replaces_regular_files_keeping_their_mode() {
         let dir = scratch("regular");
         let f = dir.join("a.svg");
-        write(&f, b"one").unwrap();
+        write(&f, b"one", Wait::forever()).unwrap();
         assert_eq!(fs::read(&f).unwrap(), b"one");
         fs::set_permissions(&f, Permissions::from_mode(0o640)).unwrap();
-        write(&f, b"two").unwrap();
+        write(&f, b"two", Wait::forever()).unwrap();
         assert_eq!(fs::read(&f).unwrap(), b"two");
         assert_eq!(
             fs::metadata(&f).unwrap().permissions().mode() & 0o777,
@@ -71,7 +75,7 @@ mod tests {
         fs::write(dir.join("sub/real.svg"), b"old").unwrap();
         symlink("sub/real.svg", dir.join("link.svg")).unwrap();
         symlink("link.svg", dir.join("link2.svg")).unwrap();
-        write(&dir.join("link2.svg"), b"new").unwrap();
+        write(&dir.join("link2.svg"), b"new", Wait::forever()).unwrap();
         assert_eq!(fs::read(dir.join("sub/real.svg")).unwrap(), b"new");
         assert!(fs::symlink_metadata(dir.join("link.svg"))
             .unwrap()
@@ -83,24 +87,29 @@ mod tests {
             .is_symlink());
         // A dangling link creates its target.
         symlink("made.svg", dir.join("dangling.svg")).unwrap();
-        write(&dir.join("dangling.svg"), b"x").unwrap();
+        write(&dir.join("dangling.svg"), b"x", Wait::forever()).unwrap();
         assert_eq!(fs::read(dir.join("made.svg")).unwrap(), b"x");
         // A loop is an error, not a hang.
         symlink("loop-b", dir.join("loop-a")).unwrap();
         symlink("loop-a", dir.join("loop-b")).unwrap();
-        let err = write(&dir.join("loop-a"), b"x").unwrap_err().to_string();
+        let err = write(&dir.join("loop-a"), b"x", Wait::forever())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("symbolic links"), "{err}");
         fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn writes_devices_in_place_and_refuses_directories() {
-        write(Path::new("/dev/null"), b"gone").unwrap();
+        write(Path::new("/dev/null"), b"gone", Wait::forever()).unwrap();
         assert!(!fs::metadata("/dev/null").unwrap().file_type().is_file()); // still a device
-        let err = format!("{:#}", write(Path::new("/dev/full"), b"x").unwrap_err());
+        let err = format!(
+            "{:#}",
+            write(Path::new("/dev/full"), b"x", Wait::forever()).unwrap_err()
+        );
         assert!(err.contains("/dev/full"), "{err}");
         let dir = scratch("dir");
-        let err = write(&dir, b"x").unwrap_err().to_string();
+        let err = write(&dir, b"x", Wait::forever()).unwrap_err().to_string();
         assert!(err.contains("is a directory"), "{err}");
         fs::remove_dir_all(dir).unwrap();
     }
@@ -118,7 +127,7 @@ mod tests {
             let fifo = fifo.clone();
             std::thread::spawn(move || fs::read(fifo).unwrap())
         };
-        write(&fifo, b"through the pipe").unwrap();
+        write(&fifo, b"through the pipe", Wait::forever()).unwrap();
         assert_eq!(reader.join().unwrap(), b"through the pipe");
         use std::os::unix::fs::FileTypeExt;
         assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());

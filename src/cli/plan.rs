@@ -17,6 +17,7 @@ use super::format::grouped;
 use super::Outcome;
 use nqueens::engine::cost;
 use nqueens::engine::plan::{Engine, Sum};
+use nqueens::runner::shown;
 use nqueens::runner::stats::{CostSpread, Makespan};
 use nqueens::runner::{checkpoint, shard};
 use nqueens::{UnitKind, UnitPlan};
@@ -135,7 +136,7 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
             if cplan.id() != plan.id() {
                 bail!(
                     "checkpoint {} is for n = {} (plan {}), not n = {} (plan {})",
-                    path.display(),
+                    shown::path(path),
                     cplan.n(),
                     cplan.id_hex(),
                     plan.n(),
@@ -145,7 +146,7 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
             if rec.count() != plan.len() {
                 bail!(
                     "checkpoint {} has {} of {} units: finish the count first",
-                    path.display(),
+                    shown::path(path),
                     rec.count(),
                     plan.len()
                 );

@@ -1,6 +1,7 @@
 //! The command-line side of a long count, shared by `count` and `count --mpi`: the stop flag
 //! raised by signals, opening a [`Session`] with its checkpoint (saying on stderr what it
-//! resumes), and the message of an interrupted run.
+//! resumes), and the message of an interrupted run. Also what a signal does in the commands
+//! that have nothing to save, and how every command waits for a FIFO's other end.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -8,17 +9,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use super::format::grouped;
+use nqueens::runner::fifo::{Peer, Wait};
 use nqueens::runner::session::{Run, Scope, Session};
+use nqueens::runner::shown;
 use nqueens::UnitPlan;
 
-/// The stop flag raised by Ctrl-C (SIGINT), SIGTERM and SIGHUP: workers finish nothing
-/// more, units in flight are abandoned, finished ones are kept.
-pub fn stop_flag() -> &'static AtomicBool {
-    static STOP: AtomicBool = AtomicBool::new(false);
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// True once something watches [`STOP`] and ends cleanly when it is raised (a count).
+static GRACEFUL: AtomicBool = AtomicBool::new(false);
+
+/// Installs the one handler of Ctrl-C (SIGINT), SIGTERM and SIGHUP (`ctrlc` allows one).
+fn install() {
     static HANDLER: OnceLock<()> = OnceLock::new();
     HANDLER.get_or_init(|| {
-        // A second signal means "now": the checkpoint is consistent after every line.
         let installed = ctrlc::set_handler(|| {
+            if !GRACEFUL.load(Ordering::SeqCst) {
+                // Nothing watches the flag: end now, as the signal's default action would,
+                // but with the code of an interrupted run.
+                eprintln!("nqueens: interrupted");
+                std::process::exit(130);
+            }
+            // A second signal means "now": the checkpoint is consistent after every line.
             if STOP.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
@@ -28,6 +40,13 @@ pub fn stop_flag() -> &'static AtomicBool {
             eprintln!("nqueens: warning: cannot handle Ctrl-C ({e}); an interrupted count keeps its checkpoint but loses units in flight");
         }
     });
+}
+
+/// The stop flag raised by Ctrl-C (SIGINT), SIGTERM and SIGHUP: workers finish nothing
+/// more, units in flight are abandoned, finished ones are kept.
+pub fn stop_flag() -> &'static AtomicBool {
+    GRACEFUL.store(true, Ordering::SeqCst);
+    install();
     &STOP
 }
 
@@ -36,6 +55,25 @@ pub fn stop_flag() -> &'static AtomicBool {
 pub fn stopped_early() -> ExitCode {
     eprintln!("nqueens: interrupted before any unit ran; nothing was changed");
     ExitCode::from(130)
+}
+
+/// For commands with nothing to save (`merge`, `verify --bfile`, `animate --svg`): Ctrl-C,
+/// SIGTERM and SIGHUP end the process at once with code 130, as an interrupted count ends.
+/// They would end it anyway (the default action), but with another code (143 for SIGTERM).
+/// Returns the flag for [`fifo_wait`]; nothing raises it unless a count made it graceful.
+pub fn quit_on_signal() -> &'static AtomicBool {
+    install();
+    &STOP
+}
+
+/// Says what a FIFO named on the command line waits for, once it has waited a moment.
+fn say_waiting(path: &Path, peer: Peer) {
+    eprintln!("nqueens: waiting for {peer} on {}", shown::path(path));
+}
+
+/// How a command opens a FIFO it was given: `stop` ends the wait, which is named on stderr.
+pub fn fifo_wait(stop: &'static AtomicBool) -> Wait<'static> {
+    Wait::new(stop, &say_waiting)
 }
 
 /// The session of a single-N count over `scope`, with its checkpoint opened, locked and
@@ -56,19 +94,29 @@ pub fn open(
     if session.torn() {
         eprintln!(
             "nqueens: {}: dropped a torn last line (a write cut short); that unit is redone",
-            path.display()
+            shown::path(path)
         );
     }
     let done = session.done().len();
     if done > 0 {
         eprintln!(
             "nqueens: resuming from {}: {} of {} units already done",
-            path.display(),
+            shown::path(path),
             grouped(done as u128),
             grouped(session.units().len() as u128)
         );
     }
     Ok(Some(session))
+}
+
+/// Tells that a finished run's shard file was not written (`why`: the wait for the FIFO's
+/// reader was interrupted) and how to get it; returns exit code 130.
+pub fn interrupted_output(run: &Run, why: &dyn std::fmt::Display) -> ExitCode {
+    match run.checkpoint_path() {
+        Some(p) => eprintln!("nqueens: {why}: the shard file was not written; all its units are saved in {}: run the same command again to write it", shown::path(p)),
+        None => eprintln!("nqueens: {why}: the shard file was not written and nothing was saved (use --checkpoint FILE to keep the units)"),
+    }
+    ExitCode::from(130)
 }
 
 /// Tells how an interrupted run can go on; returns exit code 130 (as after SIGINT).
@@ -78,7 +126,7 @@ pub fn interrupted(run: &Run) -> ExitCode {
         grouped(run.units.len() as u128),
     );
     match run.checkpoint_path() {
-        Some(p) => eprintln!("nqueens: interrupted: {d} of {t} units are saved in {}; run the same command again to resume", p.display()),
+        Some(p) => eprintln!("nqueens: interrupted: {d} of {t} units are saved in {}; run the same command again to resume", shown::path(p)),
         None => eprintln!("nqueens: interrupted after {d} of {t} units; nothing was saved (use --checkpoint FILE to make a count resumable)"),
     }
     ExitCode::from(130)

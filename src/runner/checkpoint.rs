@@ -23,13 +23,24 @@
 //! killed inside `write` can leave a last line without its newline: [`Checkpoint::open`]
 //! drops that torn line (the unit is redone) and cuts the file back to its last whole line
 //! before appending.
+//!
+//! # Whose file it is
+//!
+//! Only an empty file, or one whose first line is a whole checkpoint header, is taken as a
+//! checkpoint; anything else (`my notes`, or just `n`) is refused and left as it is. So that
+//! our own first write can never look like someone else's file, the header is never written
+//! in place: it goes to a temporary file beside the checkpoint, is synced, and only then is
+//! linked to the checkpoint's name (or renamed over the empty file). A crash at any point
+//! leaves the name absent, empty, or holding the whole header — never a prefix of it.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::outfile::{follow_links, TempFile};
 use super::record::{check_value, fnv1a64, parse_u64, FileError};
 use crate::engine::plan::{Engine, UnitPlan, UnitResult};
 
@@ -222,28 +233,108 @@ fn size_bound(plan: &UnitPlan) -> u64 {
 /// Refuses anything that is not a regular file (a FIFO would block the read, a device could
 /// be endless), without opening it.
 fn check_regular(path: &Path) -> Result<bool, FileError> {
-    match std::fs::metadata(path) {
+    match fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(true),
-        Ok(m) => Err(FileError::new(
-            KIND,
-            path,
-            format!(
-                "is {}, not a regular file; a checkpoint must be a regular file",
-                super::outfile::file_kind(&m.file_type())
-            ),
-        )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Ok(m) => Err(not_regular(path, &m)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(FileError::new(KIND, path, e.to_string())),
     }
 }
 
+fn not_regular(path: &Path, m: &fs::Metadata) -> FileError {
+    FileError::new(
+        KIND,
+        path,
+        format!(
+            "is {}, not a regular file; a checkpoint must be a regular file",
+            super::outfile::file_kind(&m.file_type())
+        ),
+    )
+}
+
+/// Opens an existing checkpoint without waiting: with `O_NONBLOCK`, which a regular file
+/// ignores, a FIFO swapped in after [`check_regular`] cannot block the open; the caller
+/// refuses it by its metadata.
+fn open_existing(path: &Path, write: bool) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .append(write)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+}
+
+/// True if `path` (through links) names the file whose metadata is `m`.
+fn names(path: &Path, m: &fs::Metadata) -> bool {
+    fs::metadata(path).is_ok_and(|p| p.dev() == m.dev() && p.ino() == m.ino())
+}
+
+/// Takes the advisory lock of a checkpoint, or says who holds it.
+fn lock(path: &Path, file: &File) -> Result<(), FileError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(fs::TryLockError::WouldBlock) => Err(FileError::new(
+            KIND,
+            path,
+            "another nqueens process is using it (it holds the file's lock); wait for that run to end or give another file",
+        )),
+        Err(fs::TryLockError::Error(e)) => Err(FileError::new(KIND, path, e.to_string())),
+    }
+}
+
+/// Starts a checkpoint at `path` whose first line is `head`, so that nobody ever sees a part
+/// of that line there (the module doc): the line goes to a temporary file beside the target
+/// (a symbolic link stays, its target becomes the checkpoint), which is locked and synced,
+/// then given the target's name — linked if nothing is there (`AlreadyExists` if something
+/// came meanwhile), or renamed over `empty`, the empty file there that the caller holds
+/// locked (its mode and owner kept).
+fn start(path: &Path, head: &str, empty: Option<&fs::Metadata>) -> io::Result<File> {
+    let target = follow_links(path)?;
+    let (mut file, mut tmp) =
+        TempFile::create(&target, OpenOptions::new().read(true).append(true))?;
+    // A file that nobody else can have opened yet: its lock is free.
+    file.try_lock().map_err(io::Error::from)?;
+    file.write_all(head.as_bytes())?;
+    if let Some(m) = empty {
+        file.set_permissions(m.permissions())?;
+        // Root gives the file back to its owner; anyone else owns what it creates already,
+        // so a refused chown is no reason to fail.
+        let _ = std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid()));
+    }
+    file.sync_all()?;
+    match empty {
+        // link(2) never replaces: of two runs creating one checkpoint, one gets EEXIST.
+        None => match fs::hard_link(tmp.path(), &target) {
+            Ok(()) => {} // dropping `tmp` removes only the temporary name
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(e),
+            // A file system without hard links: rename, if nothing came in the meantime.
+            Err(e) => match fs::symlink_metadata(&target) {
+                Err(n) if n.kind() == io::ErrorKind::NotFound => {
+                    fs::rename(tmp.path(), &target)?;
+                    tmp.keep();
+                }
+                _ => return Err(e),
+            },
+        },
+        Some(m) => {
+            // One more look: never rename over anything but the empty file we hold.
+            if !names(&target, m) {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "it changed while it was opened",
+                ));
+            }
+            fs::rename(tmp.path(), &target)?;
+            tmp.keep();
+        }
+    }
+    Ok(file)
+}
+
 /// Reads a whole checkpoint, at most `limit` bytes, refusing a file whose first bytes are
-/// not a checkpoint header before reading further. `Ok(None)` for an empty file or one torn
-/// inside its header (`header` is the header this run would write).
+/// not a whole checkpoint header line before reading further. `Ok(None)` for an empty file.
 fn read_bounded(
     path: &Path,
     file: &mut File,
-    header: Option<&str>,
     limit: impl FnOnce(&str) -> Result<u64, FileError>,
 ) -> Result<Option<Vec<u8>>, FileError> {
     let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
@@ -255,10 +346,8 @@ fn read_bounded(
     if bytes.is_empty() {
         return Ok(None);
     }
+    // No prefix of a header is ours: we never write one in place (see the module doc).
     let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
-        if header.is_some_and(|h| h.as_bytes().starts_with(&bytes)) {
-            return Ok(None);
-        }
         let what = if bytes.len() >= HEADER_MAX {
             format!("its first {HEADER_MAX} bytes hold no line")
         } else {
@@ -326,9 +415,10 @@ impl Checkpoint {
     /// `"shard K/M"`), takes its advisory lock (held until the checkpoint is dropped) and
     /// returns the results already recorded.
     ///
-    /// A file that is not a checkpoint (its first bytes are not a checkpoint header), is not
-    /// a regular file, or is larger than a checkpoint of this plan can be, is refused and
-    /// left untouched; so is a file locked by another process.
+    /// A file that is not a checkpoint (not empty, and its first line is not a whole
+    /// checkpoint header), is not a regular file, or is larger than a checkpoint of this plan
+    /// can be, is refused and left untouched; so is a file locked by another process. A new
+    /// or empty file gets its header as the module doc says.
     ///
     /// # Errors
     /// A [`FileError`] naming the file (and line) if it cannot be read or written, belongs to
@@ -338,55 +428,67 @@ impl Checkpoint {
         plan: &UnitPlan,
         scope: &str,
     ) -> Result<(Checkpoint, Recorded), FileError> {
-        let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
-        check_regular(path)?;
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io)?;
-        // The path may have been swapped for something else between the check and the open.
-        if !file.metadata().map_err(io)?.is_file() {
-            check_regular(path)?;
-        }
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(FileError::new(
-                    KIND,
-                    path,
-                    "another nqueens process is using it (it holds the file's lock); wait for that run to end or give another file",
-                ))
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
-        }
+        let io = |e: io::Error| FileError::new(KIND, path, e.to_string());
         let head = header(plan, scope);
         let bound = size_bound(plan);
-        let bytes = read_bounded(path, &mut file, Some(&head), |_| Ok(bound))?;
         let mut rec = Recorded {
             results: vec![None; plan.len()],
             torn: false,
         };
-        match bytes {
-            None => {
-                // New file, or one torn inside its header: start it (again).
-                file.set_len(0).map_err(io)?;
-                file.write_all(head.as_bytes()).map_err(io)?;
-                file.sync_all().map_err(io)?;
+        // Another run may create the file, or start it over an empty one, between our look
+        // and our lock: then look again, and find it locked.
+        let mut opened = None;
+        for _ in 0..5 {
+            if !check_regular(path)? {
+                match start(path, &head, None) {
+                    Ok(f) => opened = Some(f),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(io(e)),
+                }
+                break;
             }
-            Some(bytes) => {
-                let (text, torn) = whole_lines(path, &bytes)?;
-                let mut lines = text.lines();
-                check_header(path, lines.next().unwrap_or(""), plan, scope)?;
-                rec.results = parse_records(path, lines, plan)?;
-                rec.torn = torn;
-                if torn {
-                    file.set_len(text.len() as u64).map_err(io)?;
-                    file.sync_all().map_err(io)?;
+            let mut file = match open_existing(path, true) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io(e)),
+            };
+            let m = file.metadata().map_err(io)?;
+            if !m.is_file() {
+                return Err(not_regular(path, &m));
+            }
+            lock(path, &file)?;
+            // The lock is on the file we opened; the name may be another's by now.
+            if !names(path, &m) {
+                continue;
+            }
+            match read_bounded(path, &mut file, |_| Ok(bound))? {
+                None => match start(path, &head, Some(&m)) {
+                    Ok(f) => opened = Some(f),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(io(e)),
+                },
+                Some(bytes) => {
+                    let (text, torn) = whole_lines(path, &bytes)?;
+                    let mut lines = text.lines();
+                    check_header(path, lines.next().unwrap_or(""), plan, scope)?;
+                    rec.results = parse_records(path, lines, plan)?;
+                    rec.torn = torn;
+                    if torn {
+                        file.set_len(text.len() as u64).map_err(io)?;
+                        file.sync_all().map_err(io)?;
+                    }
+                    opened = Some(file);
                 }
             }
+            break;
         }
+        let Some(mut file) = opened else {
+            return Err(FileError::new(
+                KIND,
+                path,
+                "it kept changing while it was opened (another process creates or replaces it); try again when it is done",
+            ));
+        };
         file.seek(SeekFrom::End(0)).map_err(io)?;
         Ok((
             Checkpoint {
@@ -441,9 +543,13 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
     if !check_regular(path)? {
         return Err(io(std::io::ErrorKind::NotFound.into()));
     }
-    let mut file = File::open(path).map_err(io)?;
+    let mut file = open_existing(path, false).map_err(io)?;
+    let m = file.metadata().map_err(io)?;
+    if !m.is_file() {
+        return Err(not_regular(path, &m));
+    }
     let mut plan = None;
-    let bytes = read_bounded(path, &mut file, None, |first| {
+    let bytes = read_bounded(path, &mut file, |first| {
         let n = first
             .split(' ')
             .find_map(|w| w.strip_prefix("n="))
@@ -635,6 +741,48 @@ mod tests {
         drop(first);
         assert!(Checkpoint::open(&p, &plan, "all").is_ok());
         std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn of_runs_starting_one_checkpoint_at_once_one_wins_and_no_temporary_file_stays() {
+        let d = temp("race");
+        let plan = UnitPlan::new(8);
+        // On a new path (linked into place) and on an empty file (renamed over it).
+        for empty in [false, true] {
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir(&d).unwrap();
+            let p = d.join("c");
+            if empty {
+                std::fs::write(&p, "").unwrap();
+            }
+            // Each opener keeps its checkpoint (and lock) until all have tried.
+            let barrier = std::sync::Barrier::new(6);
+            let outcomes: Vec<Result<(), String>> = std::thread::scope(|s| {
+                let runs: Vec<_> = (0..6)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            let r = Checkpoint::open(&p, &plan, "all");
+                            barrier.wait();
+                            r.map(drop).map_err(|e| e.to_string())
+                        })
+                    })
+                    .collect();
+                runs.into_iter().map(|r| r.join().unwrap()).collect()
+            });
+            let won = outcomes.iter().filter(|r| r.is_ok()).count();
+            assert_eq!(won, 1, "empty: {empty}: {outcomes:?}");
+            for e in outcomes.iter().filter_map(|r| r.as_ref().err()) {
+                assert!(e.contains("another nqueens process"), "{e}");
+            }
+            let names: Vec<_> = std::fs::read_dir(&d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["c"]);
+            assert!(std::fs::read_to_string(&p).unwrap().starts_with(MAGIC));
+        }
+        std::fs::remove_dir_all(d).unwrap();
     }
 
     #[test]

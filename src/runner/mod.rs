@@ -3,6 +3,7 @@
 //! cost spread and makespan), with no formatting.
 
 pub mod checkpoint;
+pub mod fifo;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -10,4 +11,5 @@ pub mod outfile;
 pub mod record;
 pub mod session;
 pub mod shard;
+pub mod shown;
 pub mod stats;

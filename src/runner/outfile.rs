@@ -5,32 +5,38 @@
 //!   goes to a new temporary file in the same directory (created exclusively, so a planted
 //!   link at that name is not followed), is synced, and is renamed over the path, so a
 //!   reader sees the old file or the whole new one. The temporary file is removed on every
-//!   error path.
+//!   error path. Its name is short whatever the path's is ([`TempFile`]).
 //! - A symbolic link is followed (also a dangling one): its final target is what gets
 //!   replaced atomically, the link itself stays.
 //! - A FIFO or a character device is opened and written directly (a reader of the FIFO gets
 //!   the text; a device is never replaced by a regular file, which renaming over it would
-//!   do, as root, for `/dev/full`).
+//!   do, as root, for `/dev/full`). A FIFO without a reader is waited for as
+//!   [`super::fifo`] says, so a stop flag ends the wait.
 //! - Anything else (a directory, a block device, a socket) is refused.
 //!
 //! A short or failed write is an error either way. A regular file this user may not write
 //! is refused (renaming over it would only need the directory's permission), and a path that
 //! stops being a regular file while the text is written is left alone.
 
+use super::shown;
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
+use super::fifo::{self, Wait};
+
 /// Most symbolic links followed from one path (Linux's own limit is 40).
 const MAX_LINKS: usize = 40;
 
-/// Writes `bytes` to `path` as the module doc says.
+/// Writes `bytes` to `path` as the module doc says; `wait` ends the wait for a FIFO's reader.
 ///
 /// # Errors
 /// The I/O error, or `InvalidInput` for a path that is a directory, block device or
-/// socket, or a chain of more than 40 symbolic links.
-pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// socket, or a chain of more than 40 symbolic links; a [`fifo::Stopped`] error (see
+/// [`fifo::is_stopped`]) if `wait`'s stop flag ended the wait.
+pub fn write_file(path: &Path, bytes: &[u8], wait: Wait<'_>) -> io::Result<()> {
     let target = follow_links(path)?;
     match fs::metadata(&target) {
         Ok(m) if m.is_file() => {
@@ -46,7 +52,18 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
             replace_atomically(&target, bytes, Some(m.permissions()))
         }
         Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
-            let mut f = OpenOptions::new().write(true).open(&target)?;
+            let mut f = fifo::open_writer(&target, wait)?;
+            // Opened without truncating: a regular file put there since the look above is
+            // still as it was, and is left so.
+            if f.file().metadata()?.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} became a regular file while it was opened: left as it is",
+                        shown::path(&target)
+                    ),
+                ));
+            }
             f.write_all(bytes)?;
             f.flush()
         }
@@ -54,7 +71,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
             io::ErrorKind::InvalidInput,
             format!(
                 "{} is {}, not a file to write",
-                target.display(),
+                shown::path(&target),
                 file_kind(&m.file_type())
             ),
         )),
@@ -83,7 +100,7 @@ pub fn file_kind(t: &fs::FileType) -> &'static str {
 }
 
 /// The path with every symbolic link at its end followed (the target may not exist).
-fn follow_links(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match fs::symlink_metadata(&p) {
@@ -99,14 +116,63 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     }
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{}: more than {MAX_LINKS} symbolic links", path.display()),
+        format!(
+            "{}: more than {MAX_LINKS} symbolic links",
+            shown::path(path)
+        ),
     ))
 }
 
-/// A temporary file that is removed when dropped, unless it was renamed into place.
-struct TempFile {
+/// A temporary file beside the file it will become, removed when dropped unless it was
+/// renamed into place ([`TempFile::keep`]).
+///
+/// Its name is `.nqueens-<pid>-<12 random hex digits>.tmp`, at most 36 bytes whatever the
+/// target's name: a suffix on that name would push a legal long one (a name may have 255
+/// bytes) past the limit. It is in the target's directory
+/// (same file system, so the rename is atomic), hidden, and created exclusively: a name that
+/// exists (or a link planted there) is never opened; another random name is tried.
+pub(crate) struct TempFile {
     path: PathBuf,
     armed: bool,
+}
+
+impl TempFile {
+    /// Creates a new temporary file beside `target` with `options` (plus `create_new`).
+    pub(crate) fn create(target: &Path, options: &OpenOptions) -> io::Result<(File, TempFile)> {
+        if target.file_name().is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} names no file", shown::path(target)),
+            ));
+        }
+        // std's RandomState is keyed from the OS's random source: names nobody can guess
+        // (to plant something there first), without a dependency.
+        let random = RandomState::new();
+        for attempt in 0..100u32 {
+            let r = random.hash_one(attempt) & 0xffff_ffff_ffff;
+            let name = format!(".nqueens-{}-{r:012x}.tmp", std::process::id());
+            let path = target.with_file_name(name);
+            match options.clone().create_new(true).open(&path) {
+                Ok(f) => return Ok((f, TempFile { path, armed: true })),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("no free temporary file name beside {}", shown::path(target)),
+        ))
+    }
+
+    /// The temporary file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Leaves the file alone when dropped: it was renamed into place.
+    pub(crate) fn keep(&mut self) {
+        self.armed = false;
+    }
 }
 
 impl Drop for TempFile {
@@ -119,36 +185,7 @@ impl Drop for TempFile {
 
 /// Writes a new temporary file beside `path`, syncs it and renames it over `path`.
 fn replace_atomically(path: &Path, bytes: &[u8], perms: Option<fs::Permissions>) -> io::Result<()> {
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} names no file", path.display()),
-        )
-    })?;
-    let (mut file, mut tmp) = (None, None);
-    for attempt in 0..100u32 {
-        let mut t = name.to_os_string();
-        t.push(format!(".tmp{}.{attempt}", std::process::id()));
-        let t = path.with_file_name(t);
-        match OpenOptions::new().write(true).create_new(true).open(&t) {
-            Ok(f) => {
-                file = Some(f);
-                tmp = Some(TempFile {
-                    path: t,
-                    armed: true,
-                });
-                break;
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    let (Some(mut file), Some(mut tmp)) = (file, tmp) else {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "no free temporary file name",
-        ));
-    };
+    let (mut file, mut tmp) = TempFile::create(path, OpenOptions::new().write(true))?;
     write_synced(&mut file, bytes)?;
     if let Some(p) = perms {
         file.set_permissions(p)?;
@@ -162,14 +199,14 @@ fn replace_atomically(path: &Path, bytes: &[u8], perms: Option<fs::Permissions>)
                 io::ErrorKind::AlreadyExists,
                 format!(
                     "{} became {} while it was being written: left as it is",
-                    path.display(),
+                    shown::path(path),
                     file_kind(&m.file_type())
                 ),
             ));
         }
     }
-    fs::rename(&tmp.path, path)?;
-    tmp.armed = false;
+    fs::rename(tmp.path(), path)?;
+    tmp.keep();
     Ok(())
 }
 
@@ -230,14 +267,14 @@ mod tests {
         let d = dir("link");
         fs::write(d.join("target"), "old").unwrap();
         std::os::unix::fs::symlink("target", d.join("link")).unwrap();
-        write_file(&d.join("link"), b"new").unwrap();
+        write_file(&d.join("link"), b"new", Wait::forever()).unwrap();
         assert!(fs::symlink_metadata(d.join("link"))
             .unwrap()
             .file_type()
             .is_symlink());
         assert_eq!(fs::read_to_string(d.join("target")).unwrap(), "new");
         std::os::unix::fs::symlink("made", d.join("dangling")).unwrap();
-        write_file(&d.join("dangling"), b"x").unwrap();
+        write_file(&d.join("dangling"), b"x", Wait::forever()).unwrap();
         assert_eq!(fs::read_to_string(d.join("made")).unwrap(), "x");
         assert_eq!(entries(&d), ["dangling", "link", "made", "target"]);
         fs::remove_dir_all(d).unwrap();
@@ -247,10 +284,33 @@ mod tests {
     fn a_directory_is_refused_and_no_temporary_file_stays() {
         let d = dir("adir");
         fs::create_dir(d.join("adir")).unwrap();
-        assert!(write_file(&d.join("adir"), b"x").is_err());
+        assert!(write_file(&d.join("adir"), b"x", Wait::forever()).is_err());
         // A directory that cannot take the temporary file's rename target.
-        assert!(write_file(&d.join("adir").join("sub").join("f"), b"x").is_err());
+        assert!(write_file(&d.join("adir").join("sub").join("f"), b"x", Wait::forever()).is_err());
         assert_eq!(entries(&d), ["adir"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_255_byte_name_is_written_through_a_short_temporary_name() {
+        let d = dir("long");
+        let long = "a".repeat(255);
+        write_file(&d.join(&long), b"x", Wait::forever()).unwrap();
+        assert_eq!(fs::read(d.join(&long)).unwrap(), b"x");
+        // A rename that fails (onto a directory) still removes the temporary file.
+        let (file, tmp) = TempFile::create(&d.join(&long), OpenOptions::new().write(true)).unwrap();
+        let name = tmp
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(name.starts_with(".nqueens-") && name.len() <= 36, "{name}");
+        drop((file, tmp));
+        fs::create_dir(d.join("b".repeat(255))).unwrap();
+        let e = replace_atomically(&d.join("b".repeat(255)), b"x", None).unwrap_err();
+        assert_ne!(e.raw_os_error(), Some(36), "{e}"); // not ENAMETOOLONG
+        assert_eq!(entries(&d), [long, "b".repeat(255)]);
         fs::remove_dir_all(d).unwrap();
     }
 

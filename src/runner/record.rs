@@ -7,6 +7,7 @@
 //! produced by an overflowing counter fails them and is rejected with its file and line.
 //! They catch accidents, not forgery: anyone can recompute them.
 
+use super::shown;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -84,7 +85,7 @@ impl FileError {
 
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.kind, self.path.display())?;
+        write!(f, "{} {}", self.kind, shown::path(&self.path))?;
         if let Some(l) = self.line {
             write!(f, " line {l}")?;
         }

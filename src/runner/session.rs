@@ -66,14 +66,10 @@ impl fmt::Display for SessionError {
     }
 }
 
-impl std::error::Error for SessionError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SessionError::Engine(e) => Some(e),
-            SessionError::Checkpoint(e) => Some(e),
-        }
-    }
-}
+// No `source`: the message already holds the inner error's, and a chain printed with `{:#}`
+// would say it twice ("cannot write checkpoint c: No space left ...: checkpoint c: No space
+// left ...").
+impl std::error::Error for SessionError {}
 
 /// The callback told of every unit that finishes during a run (from worker threads).
 pub type DoneFn<'a> = dyn Fn(&Unit, &UnitResult) + Sync + 'a;

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::slice::ParallelSliceMut;
 use serde::{Deserialize, Serialize};
 
+use super::fifo::{self, Wait};
 use super::record::{check_value, fnv1a64, FileError};
 use crate::engine::counts::Tally;
 use crate::engine::plan::{Engine, Unit, UnitPlan, UnitResult};
@@ -259,13 +260,13 @@ impl ShardFile {
     /// Reads and checks one shard file on its own: format, digest, check values and the
     /// ranges of seconds and threads. The file may be a pipe (`merge <(ssh host cat s.json)`);
     /// it is read with a size bound: the first 64 KiB must name n, and the whole file may not
-    /// exceed [`size_bound`] of that n.
+    /// exceed [`size_bound`] of that n. A FIFO's writer is waited for as `wait` says.
     ///
     /// # Errors
-    /// A [`FileError`] naming the file.
-    pub fn read(path: &Path) -> Result<ShardFile, FileError> {
+    /// A [`FileError`] naming the file (also when `wait`'s stop flag ended the wait).
+    pub fn read(path: &Path, wait: Wait<'_>) -> Result<ShardFile, FileError> {
         let err = |r: String| FileError::new("shard", path, r);
-        let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+        let file = fifo::open_reader(path, wait).map_err(|e| err(e.to_string()))?;
         let text = read_bounded(file).map_err(err)?;
         let f: ShardFile =
             serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;

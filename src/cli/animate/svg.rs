@@ -21,7 +21,9 @@ use super::{record, AnimateArgs, Tally};
 use crate::cli::format::grouped;
 use crate::cli::outfile;
 use crate::cli::render::{svg_crown, svg_squares, SQUARE, SVG_CROWN_STYLE};
+use crate::cli::session;
 use crate::cli::Outcome;
+use nqueens::runner::shown;
 use nqueens::{Step, Steps};
 
 /// Height of the status line under the board, px.
@@ -60,13 +62,16 @@ pub struct Animation {
 /// Writes the SVG of `a.n`'s search to `path` (`-`: stdout); on a file, says on stdout what
 /// it wrote.
 pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
+    // Nothing to save on a signal: it ends the run at once (also while a FIFO waits for its
+    // reader; a FIFO is written in place, so no temporary file is left).
+    let wait = session::fifo_wait(session::quit_on_signal());
     let anim = build(steps, a)?;
-    outfile::write(path, anim.svg.as_bytes())?;
+    outfile::write(path, anim.svg.as_bytes(), wait)?;
     if path.as_os_str() != "-" {
         writeln!(
             std::io::stdout().lock(),
             "{}: {} frames, {}, {:.1} s per loop, {} bytes",
-            path.display(),
+            shown::path(path),
             grouped(anim.frames as u128),
             anim.tally.summary(),
             anim.loop_ms as f64 / 1000.0,
