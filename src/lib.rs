@@ -11,6 +11,19 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 //!
+//! A count with its options is a [`Counter`]:
+//!
+//! ```
+//! use nqueens::{Counter, Engine};
+//! let c = Counter::new(12)?.threads(2).engine(Engine::Backtrack).count()?;
+//! assert_eq!(c.total, 14_200);
+//! # Ok::<(), nqueens::Error>(())
+//! ```
+//!
+//! To distribute the work yourself, take the [`UnitPlan`] of n, run its [`Unit`]s where you
+//! like ([`Unit::run`]) and add their results up in a [`engine::counts::Tally`], which
+//! checks Burnside's identities when it finishes (see `examples/distribute.rs`).
+//!
 //! Layers: [`engine`] (pure computation: kernels, symmetry, unit plans, the reference
 //! solver), [`runner`] (drives a unit plan on threads), and the `nqueens` binary on top.
 
@@ -36,6 +49,102 @@ pub const MAX_N: u32 = 64;
 /// is 32,768) before the pool reports an error.
 pub const MAX_THREADS: usize = 4096;
 
+/// One count and its options: board size, threads, engine, a memory limit for the unit plan
+/// and a stop flag.
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use nqueens::{Counter, Error};
+/// let c = Counter::new(10)?.threads(1).count()?;
+/// assert_eq!((c.total, c.unique), (724, 92));
+/// // A plan over the memory allowed is refused before it is counted.
+/// let small = Counter::new(16)?.memory_limit(64 << 10).count();
+/// assert!(matches!(small, Err(Error::PlanTooLarge { .. })));
+/// // A raised stop flag ends the count early.
+/// let stop = AtomicBool::new(true);
+/// assert_eq!(Counter::new(14)?.stop(&stop).count(), Err(Error::Stopped));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Counter<'a> {
+    n: u32,
+    threads: usize,
+    engine: Engine,
+    memory_limit: Option<u64>,
+    stop: &'a std::sync::atomic::AtomicBool,
+}
+
+impl<'a> Counter<'a> {
+    /// A count of board size `n`, on every logical core, with the faster engine for n
+    /// ([`Engine::auto`]), no memory limit and no stop flag.
+    ///
+    /// # Errors
+    /// [`Error::BoardSize`] unless `1 <= n <= 64`.
+    pub fn new(n: u32) -> Result<Counter<'static>, Error> {
+        let n = check_n(u64::from(n))?;
+        Ok(Counter {
+            n,
+            threads: num_cpus::get().max(1),
+            engine: Engine::auto(n),
+            memory_limit: None,
+            stop: &engine::NEVER,
+        })
+    }
+
+    /// Counts on `threads` threads (checked by [`Counter::count`]: 1..=[`MAX_THREADS`]).
+    pub fn threads(self, threads: usize) -> Counter<'a> {
+        Counter { threads, ..self }
+    }
+
+    /// Counts with `engine` (checked by [`Counter::count`]: [`Engine::supports`]).
+    pub fn engine(self, engine: Engine) -> Counter<'a> {
+        Counter { engine, ..self }
+    }
+
+    /// Refuses a count whose unit plan and records would take more than `bytes`
+    /// ([`runner::session::BYTES_PER_UNIT`] per unit): [`Error::PlanTooLarge`]. The
+    /// quadrant engine's table is built within its own limit
+    /// ([`engine::quadrant::set_table_limit`]).
+    pub fn memory_limit(self, bytes: u64) -> Counter<'a> {
+        Counter {
+            memory_limit: Some(bytes),
+            ..self
+        }
+    }
+
+    /// Ends the count early, with [`Error::Stopped`], once `stop` is raised (from another
+    /// thread or a signal handler).
+    pub fn stop<'b>(self, stop: &'b std::sync::atomic::AtomicBool) -> Counter<'b> {
+        Counter {
+            n: self.n,
+            threads: self.threads,
+            engine: self.engine,
+            memory_limit: self.memory_limit,
+            stop,
+        }
+    }
+
+    /// Runs the count.
+    ///
+    /// # Errors
+    /// [`Error::EngineRange`], [`Error::NoThreads`], [`Error::TooManyThreads`],
+    /// [`Error::PlanTooLarge`], [`Error::OutOfMemory`], [`Error::ThreadPool`],
+    /// [`Error::Stopped`], or [`Error::Inconsistent`] if the symmetry identities fail
+    /// (which would be a bug).
+    pub fn count(&self) -> Result<Counts, Error> {
+        let max_units = self.memory_limit.map_or(usize::MAX, |b| {
+            usize::try_from(b / runner::session::BYTES_PER_UNIT).unwrap_or(usize::MAX)
+        });
+        let plan = UnitPlan::build(self.n, self.engine, self.stop, max_units)?;
+        let run =
+            runner::local::run_units(&plan, plan.units(), self.threads, self.stop, |_, _| {})?;
+        if run.interrupted {
+            return Err(Error::Stopped);
+        }
+        run.tally.finish(&plan)
+    }
+}
+
 /// Checks that `n` is a supported board size.
 ///
 /// # Errors
@@ -52,12 +161,13 @@ pub fn check_n(n: u64) -> Result<u32, Error> {
 /// ([`Engine::auto`]).
 ///
 /// # Errors
-/// [`Error::BoardSize`] unless `1 <= n <= 64`; see [`count_with_threads`].
+/// [`Error::BoardSize`] unless `1 <= n <= 64`; see [`Counter::count`].
 pub fn count(n: u32) -> Result<Counts, Error> {
-    count_with_threads(n, num_cpus::get())
+    Counter::new(n)?.count()
 }
 
-/// Counts the solutions for `n` on `threads` threads.
+/// Counts the solutions for `n` on `threads` threads (the same as
+/// `Counter::new(n)?.threads(threads).count()`).
 ///
 /// # Examples
 /// ```
@@ -66,15 +176,13 @@ pub fn count(n: u32) -> Result<Counts, Error> {
 /// ```
 ///
 /// # Errors
-/// [`Error::BoardSize`], [`Error::NoThreads`], [`Error::TooManyThreads`] above
-/// [`MAX_THREADS`], [`Error::ThreadPool`] if the OS refuses the threads, or
-/// [`Error::Inconsistent`] if the symmetry identities fail (which would be a bug).
+/// As [`Counter::count`].
 pub fn count_with_threads(n: u32, threads: usize) -> Result<Counts, Error> {
-    let n = check_n(u64::from(n))?;
-    count_with_engine(n, threads, Engine::auto(n))
+    Counter::new(n)?.threads(threads).count()
 }
 
-/// Counts the solutions for `n` on `threads` threads with a chosen engine.
+/// Counts the solutions for `n` on `threads` threads with a chosen engine (the same as
+/// `Counter::new(n)?.threads(threads).engine(engine).count()`).
 ///
 /// # Examples
 /// ```
@@ -87,20 +195,8 @@ pub fn count_with_threads(n: u32, threads: usize) -> Result<Counts, Error> {
 /// ```
 ///
 /// # Errors
-/// As [`count_with_threads`], and [`Error::EngineRange`] for an n the engine does not
-/// count (the quadrant engine counts 4..=32).
+/// As [`Counter::count`]; [`Error::EngineRange`] for an n the engine does not count (the
+/// quadrant engine counts 4..=32).
 pub fn count_with_engine(n: u32, threads: usize, engine: Engine) -> Result<Counts, Error> {
-    let n = check_n(u64::from(n))?;
-    if !engine.supports(n) {
-        return Err(Error::EngineRange {
-            n,
-            engine: engine.name(),
-            min: engine::quadrant::MIN_N,
-            max: engine::quadrant::MAX_N,
-        });
-    }
-    runner::local::count_plan(
-        &UnitPlan::build(n, engine, &engine::NEVER, usize::MAX)?,
-        threads,
-    )
+    Counter::new(n)?.threads(threads).engine(engine).count()
 }

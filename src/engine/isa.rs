@@ -21,7 +21,7 @@
 //! ```
 //!
 //! A function compiled with more features may only run on a CPU that has them, so calling
-//! `join_v3` is `unsafe`; [`v3`] is true only after `is_x86_feature_detected!` said yes to
+//! `join_v3` is `unsafe`; `v3()` is true only after `is_x86_feature_detected!` said yes to
 //! each feature (checked once, then one relaxed atomic load per call; the leaves are called
 //! once per set E or per batch, not per pair). Those calls are the crate's only `unsafe`.
 //!

@@ -5,7 +5,7 @@
 //!   goes to a new temporary file in the same directory (created exclusively, so a planted
 //!   link at that name is not followed), is synced, and is renamed over the path, so a
 //!   reader sees the old file or the whole new one. The temporary file is removed on every
-//!   error path. Its name is short whatever the path's is ([`TempFile`]).
+//!   error path. Its name is short whatever the path's is (`TempFile`).
 //! - A symbolic link is followed (also a dangling one): its final target is what gets
 //!   replaced atomically, the link itself stays.
 //! - A FIFO or a character device is opened and written directly (a reader of the FIFO gets

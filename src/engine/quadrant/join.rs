@@ -21,7 +21,7 @@
 //! * **Keyed pieces.** Both lists are sorted by a few *key* diagonals, and each piece is
 //!   cut from the sorted east list so that its masks share key bits; a west mask that takes
 //!   one of those is skipped for the whole piece. Where to cut is chosen per join (see
-//!   [`layout`]), so the key grows with the lists: 6 bits at n = 16, 16 at n = 24, where
+//!   `layout`), so the key grows with the lists: 6 bits at n = 16, 16 at n = 24, where
 //!   it removes about 98% of the pairs. This is what keeps the growth per n near the growth of
 //!   the lists.
 

@@ -1,0 +1,41 @@
+//! Distributes a count yourself: take the unit plan of n, run its units wherever you like
+//! (here: round-robin over "workers" that could be machines, each returning its results),
+//! and add the results up; the tally checks Burnside's identities when it finishes.
+//! `cargo run --release --example distribute -- 13 3`.
+
+use nqueens::engine::counts::Tally;
+use nqueens::{known, Engine, UnitPlan};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let n: u32 = args.next().map_or(Ok(12), |a| a.parse())?;
+    let workers: usize = args.next().map_or(Ok(3), |a| a.parse())?;
+    let plan = UnitPlan::with_engine(n, Engine::auto(n));
+    // Each worker takes every `workers`-th unit and sends back (unit id, result) pairs.
+    let results: Vec<Vec<_>> = (0..workers.max(1))
+        .map(|w| {
+            plan.units()
+                .iter()
+                .skip(w)
+                .step_by(workers.max(1))
+                .map(|u| (u.id, u.run(n as usize)))
+                .collect()
+        })
+        .collect();
+    // Back home: every unit's result, added up once.
+    let mut tally = Tally::default();
+    for (id, r) in results.iter().flatten() {
+        tally.add(&plan.units()[*id as usize].kind, r);
+    }
+    let counts = tally.finish(&plan)?;
+    println!(
+        "n = {n}: {} units on {workers} workers: {} solutions, {} unique",
+        plan.len(),
+        counts.total,
+        counts.unique
+    );
+    if let Some(k) = known::lookup(n) {
+        assert_eq!((counts.total, counts.unique), (k.total, k.unique));
+    }
+    Ok(())
+}
