@@ -13,7 +13,8 @@ use serde::Serialize;
 
 use super::args::{parse_n, parse_workers};
 use super::engine::EngineArgs;
-use super::format::grouped;
+use super::format::{duration, grouped};
+use super::report::estimate_seconds;
 use super::Outcome;
 use nqueens::engine::cost;
 use nqueens::engine::plan::{Engine, Sum};
@@ -85,6 +86,9 @@ struct Stats {
     plan_id: String,
     /// Units in the plan.
     units: usize,
+    /// Projected CPU seconds of the whole count on one core of the calibration machine
+    /// (the start-of-count warning's model; `nqueens estimate` measures this machine).
+    projected_cpu_seconds: f64,
     /// Border units.
     border_units: usize,
     /// F180 and F90 units.
@@ -173,6 +177,7 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
         n: plan.n(),
         plan_id: plan.id_hex(),
         units: plan.len(),
+        projected_cpu_seconds: estimate_seconds(plan.n(), 1, plan.engine()),
         border_units,
         symmetric_units: plan.len() - border_units,
         costs: what,
@@ -220,8 +225,20 @@ pub fn run(a: &PlanArgs) -> Outcome {
         )?;
         writeln!(
             out,
-            "{} cost per unit, nodes: median {}, p90 {}, p99 {}, max {} ({:.3}% of {})",
+            "projected CPU time of the whole count: {} on one core of the calibration machine (2-core Xeon; `nqueens estimate {}` measures this one)",
+            duration(s.projected_cpu_seconds),
+            s.n
+        )?;
+        writeln!(
+            out,
+            "{} cost per unit, {}: median {}, p90 {}, p99 {}, max {} ({:.3}% of {})",
             s.costs,
+            // The quadrant estimate is in node equivalents (cost::QUADRANT_SCALE), not nodes.
+            if engine == Engine::Quadrant && s.costs == "estimated" {
+                "node equivalents"
+            } else {
+                "nodes"
+            },
             g(s.p50),
             g(s.p90),
             g(s.p99),
