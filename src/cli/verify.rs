@@ -108,6 +108,9 @@ pub fn run(a: &VerifyArgs) -> Outcome {
     }
     if bad > 0 {
         writeln!(out, "{bad} of {} rows failed", a.max)?;
+        out.flush()?;
+        // Said on stderr too, for scripts that keep only the exit code and stderr.
+        eprintln!("nqueens: verify: {bad} of {} rows failed", a.max);
         Ok(ExitCode::from(1))
     } else {
         writeln!(out, "all {} rows ok", a.max)?;
