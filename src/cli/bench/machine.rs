@@ -46,7 +46,9 @@ impl Machine {
             kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
             arch: std::env::consts::ARCH.into(),
             target_features: target_features().iter().map(|f| f.to_string()).collect(),
-            program: concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION")).into(),
+            // The command's name, not CARGO_PKG_NAME: the package is `nqueens-count` (the
+            // crates.io name), the program a user runs and compares reports of is `nqueens`.
+            program: concat!("nqueens ", env!("CARGO_PKG_VERSION")).into(),
             profile: if cfg!(debug_assertions) {
                 "debug"
             } else {
