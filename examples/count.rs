@@ -4,7 +4,12 @@
 use nqueens::{known, Counter};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: u32 = match std::env::args().nth(1) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    run(&args)
+}
+
+fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let n: u32 = match args.first() {
         Some(a) => a.parse()?,
         None => 12,
     };
@@ -18,4 +23,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("matches the known value (OEIS A000170, A002562)");
     }
     Ok(())
+}
+
+// `cargo test` runs the examples too (`test = true` in Cargo.toml): each with its defaults.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn runs_with_its_defaults() {
+        super::run(&[]).unwrap();
+    }
 }

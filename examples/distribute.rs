@@ -7,7 +7,12 @@ use nqueens::engine::counts::Tally;
 use nqueens::{known, Engine, UnitPlan};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    run(&args)
+}
+
+fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = args.iter();
     let n: u32 = args.next().map_or(Ok(12), |a| a.parse())?;
     let workers: usize = args.next().map_or(Ok(3), |a| a.parse())?;
     let plan = UnitPlan::with_engine(n, Engine::auto(n));
@@ -38,4 +43,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         assert_eq!((counts.total, counts.unique), (k.total, k.unique));
     }
     Ok(())
+}
+
+// `cargo test` runs the examples too (`test = true` in Cargo.toml): each with its defaults.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn runs_with_its_defaults() {
+        super::run(&[]).unwrap();
+    }
 }
