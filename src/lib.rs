@@ -132,9 +132,9 @@ impl<'a> Counter<'a> {
     /// [`Error::Stopped`], or [`Error::Inconsistent`] if the symmetry identities fail
     /// (which would be a bug).
     pub fn count(&self) -> Result<Counts, Error> {
-        let max_units = self.memory_limit.map_or(usize::MAX, |b| {
-            usize::try_from(b / runner::session::BYTES_PER_UNIT).unwrap_or(usize::MAX)
-        });
+        let max_units = self
+            .memory_limit
+            .map_or(usize::MAX, runner::session::units_within);
         let plan = UnitPlan::build(self.n, self.engine, self.stop, max_units)?;
         let run =
             runner::local::run_units(&plan, plan.units(), self.threads, self.stop, |_, _| {})?;

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use super::format::{bytes, grouped};
 use nqueens::engine::plan::Engine;
 use nqueens::engine::quadrant::{self, table::QuadrantTable};
-use nqueens::runner::session::BYTES_PER_UNIT;
+use nqueens::runner::session::{units_within, BYTES_PER_UNIT};
 use nqueens::UnitPlan;
 use std::sync::atomic::AtomicBool;
 
@@ -179,7 +179,7 @@ impl EnginePlan {
     /// # Errors
     /// One line naming the limit, for a plan that would not fit.
     pub fn plan(&self, n: u32, stop: &AtomicBool) -> anyhow::Result<Option<UnitPlan>> {
-        let max_units = usize::try_from(self.plan_budget / BYTES_PER_UNIT).unwrap_or(usize::MAX);
+        let max_units = units_within(self.plan_budget);
         match UnitPlan::build(n, self.engine, stop, max_units) {
             Ok(plan) => Ok(Some(plan)),
             Err(nqueens::Error::Stopped) => Ok(None),

@@ -47,6 +47,12 @@ impl fmt::Display for Scope {
 /// of n = 24; 128 leaves room. A memory budget B allows plans of B / 128 units.
 pub const BYTES_PER_UNIT: u64 = 128;
 
+/// The most units whose plan and records fit in `bytes` (see [`BYTES_PER_UNIT`]), as
+/// `UnitPlan::build` takes them.
+pub fn units_within(bytes: u64) -> usize {
+    usize::try_from(bytes / BYTES_PER_UNIT).unwrap_or(usize::MAX)
+}
+
 /// Why a session could not run to its end (an interruption by `stop` is not an error).
 #[derive(Debug)]
 pub enum SessionError {
