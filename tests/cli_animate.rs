@@ -587,10 +587,7 @@ fn a_board_too_large_says_so_then_redraws_compact_and_full_on_resize() {
 
 /// A fresh empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nqueens-animate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("animate", name)
 }
 
 /// The frames of an animated SVG: the `<g class="f…">` elements, as their status texts.

@@ -11,10 +11,7 @@ use nqueens::known::TABLE;
 
 /// A fresh empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nqueens-bfile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("bfile", name)
 }
 
 /// Runs `nqueens args`; returns exit code, stdout, stderr.

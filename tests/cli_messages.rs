@@ -13,10 +13,7 @@ use common::nqueens;
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nqueens-messages-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("messages", name)
 }
 
 fn stderr(o: &Output) -> String {

@@ -15,10 +15,7 @@ use common::nqueens;
 
 /// A fresh, empty scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nqueens-safety-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("safety", name)
 }
 
 fn entries(d: &Path) -> Vec<String> {
