@@ -81,6 +81,8 @@ pub struct Joiner {
     compatible: Vec<u64>,
     /// The ranges of sorted east masks cut into pieces (see [`layout`]).
     ranges: Vec<(usize, usize)>,
+    /// The key's byte tables (see [`KeyTable`]).
+    key_table: Vec<(u32, [u16; 256])>,
 }
 
 impl Joiner {
@@ -182,12 +184,8 @@ impl Joiner {
         let key = key_bits(east, west, bits);
         let k = key.len();
         let buckets = 1usize << k;
-        // Key bit i of a mask is diagonal key[i], placed at bit k - 1 - i: the first key
-        // bit is the most significant, so sorting by key is sorting by the bits in order.
-        let key_of = |m: u64| {
-            key.iter()
-                .fold(0usize, |acc, &b| acc << 1 | ((m >> b) & 1) as usize)
-        };
+        let keys_by_byte = KeyTable::new(&key, &mut self.key_table);
+        let key_of = |m: u64| keys_by_byte.key(m);
         let whole = ([0, east.len()], [0, west.len()]);
         let ((east, _), (west, west_start)) = if buckets == 1 {
             ((east, &whole.0[..]), (west, &whole.1[..])) // nothing to sort
@@ -268,6 +266,55 @@ impl Joiner {
         }
         self.ranges = ranges;
         Some(stats)
+    }
+}
+
+/// The key of a mask by table lookup, a byte at a time.
+///
+/// Key bit i of a mask is diagonal `key[i]`, placed at bit k - 1 - i: the first key bit is
+/// the most significant, so sorting by key is sorting by the bits in order. Gathering 16
+/// bits one by one costs four operations each per mask (and every mask of both lists is
+/// keyed); instead, for each byte of the masks that holds key bits, a table of 256 entries
+/// gives that byte's part of the key, and the key is the OR of one entry per such byte.
+/// Worked numbers, n = 22: 42 diagonal bits, 16 key bits spread over 6 bytes: 6 lookups
+/// instead of 64 operations; building the tables (6 × 256 entries) is repaid by the first
+/// 100 masks of a list of more than 1,024 ([`KEY_FROM`]).
+struct KeyTable<'a> {
+    /// (byte index, the key bits of each value of that byte).
+    parts: &'a [(u32, [u16; 256])],
+}
+
+impl<'a> KeyTable<'a> {
+    fn new(key: &[u32], buf: &'a mut Vec<(u32, [u16; 256])>) -> KeyTable<'a> {
+        let k = key.len();
+        buf.clear();
+        for byte in 0..8u32 {
+            let mine: Vec<(usize, u32)> = key
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b / 8 == byte)
+                .map(|(i, &b)| (k - 1 - i, b % 8))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let mut part = [0u16; 256];
+            for (v, entry) in part.iter_mut().enumerate() {
+                *entry = mine
+                    .iter()
+                    .filter(|&&(_, bit)| v >> bit & 1 == 1)
+                    .fold(0u16, |acc, &(place, _)| acc | 1 << place);
+            }
+            buf.push((byte, part));
+        }
+        KeyTable { parts: buf }
+    }
+
+    #[inline(always)]
+    fn key(&self, m: u64) -> usize {
+        self.parts.iter().fold(0usize, |acc, (byte, part)| {
+            acc | usize::from(part[(m >> (8 * byte)) as usize & 255])
+        })
     }
 }
 

@@ -375,8 +375,11 @@ impl Frame {
             let anti = 1u64 << (self.n as u32 - 1 - self.shared_lo());
             let main = anti << len;
             let long = anti | main;
+            scratch.west.reserve(west_masks.len());
             for &w in west_masks.as_slice() {
-                let on_long = (w & long).count_ones();
+                // Two bits to count: two tests rather than a popcount, which a portable
+                // build does in a dozen operations (this loop was 13% of n = 18).
+                let on_long = u32::from(w & anti != 0) + u32::from(w & main != 0);
                 let wt = if on_long == 0 {
                     z_weight
                 } else {
