@@ -8,6 +8,16 @@ use common::nqueens;
 use serde_json::Value;
 
 /// Runs `nqueens bench ARGS --json`, expects success, returns the parsed report.
+/// Runs `nqueens bench ARGS`, which must succeed: its stdout and stderr.
+fn bench_text(args: &[&str]) -> (String, String) {
+    let out = nqueens().arg("bench").args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: exit {:?}", out.status);
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
 fn bench_json(args: &[&str]) -> Value {
     let out = nqueens()
         .arg("bench")
@@ -76,11 +86,12 @@ const TOP_LEVEL: [&str; 16] = [
     "efficiency",
     "warnings",
 ];
-const WORKLOAD: [&str; 7] = [
+const WORKLOAD: [&str; 8] = [
     "id",
     "version",
     "preset",
     "sizes",
+    "repeat",
     "engine",
     "plan_version",
     "solutions_per_run",
@@ -97,13 +108,14 @@ const MACHINE: [&str; 10] = [
     "profile",
     "load_average",
 ];
-const TEST: [&str; 12] = [
+const TEST: [&str; 13] = [
     "n",
     "threads",
     "total",
     "unique",
     "nodes",
     "pairs_tested",
+    "counts_per_run",
     "units",
     "plan_id",
     "time",
@@ -206,22 +218,24 @@ fn bench_tiny_json_has_every_field_and_checked_counts() {
 fn bench_quick_json_parses_and_warns_about_one_run() {
     let r = bench_json(&["--quick", "--runs", "1"]);
     assert_report_layout(&r);
-    assert_eq!(at(&r, "workload.id"), "nq-quick-3-quadrant");
+    assert_eq!(at(&r, "workload.id"), "nq-quick-4-quadrant");
     assert_eq!(at(&r, "workload.engine"), "quadrant");
     assert_eq!(at(&r, "workload.preset"), "quick");
     assert_eq!(at(&r, "tests.0.total").as_u64(), Some(14_772_512));
+    // Each timed run counts n = 16 four times (long enough to time; version 4).
+    assert_eq!(at(&r, "workload.repeat").as_u64(), Some(4));
+    assert_eq!(at(&r, "tests.0.counts_per_run").as_u64(), Some(4));
+    assert_eq!(
+        at(&r, "workload.solutions_per_run").as_u64(),
+        Some(4 * 14_772_512)
+    );
     let kinds = warning_kinds(&r);
     assert!(kinds.contains(&"few_runs"), "{kinds:?}");
 }
 
 #[test]
 fn bench_text_report_has_scores_and_scaling_table() {
-    let out = nqueens()
-        .args(["bench", "--tiny", "--runs", "1", "--threads", "1"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, stderr) = bench_text(&["--tiny", "--runs", "1", "--threads", "1"]);
     for want in [
         "workload  nq-tiny-1",
         "cpu ",
@@ -232,7 +246,6 @@ fn bench_text_report_has_scores_and_scaling_table() {
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
-    let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("warning: only 1 timed run"), "{stderr}");
 }
 
@@ -338,4 +351,24 @@ fn bench_reports_a_full_disk_in_one_line_and_a_closed_pipe_quietly() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!stderr.contains("nqueens:"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bench_times_the_thread_counts_in_turn() {
+    // Run 1 on every thread count, then run 2: the progress says each round is done before
+    // any test's summary line (version 3 finished all 1-thread runs first). Sizes go one
+    // after another (n = 10 before n = 11).
+    let (_, stderr) = bench_text(&["--tiny", "--runs", "2", "--threads", "1,2"]);
+    let at = |s: &str| {
+        stderr
+            .find(s)
+            .unwrap_or_else(|| panic!("no {s:?} in:\n{stderr}"))
+    };
+    let (one, two) = (
+        at("n = 10: run 1 of 2 done on every thread count"),
+        at("n = 10: run 2 of 2 done on every thread count"),
+    );
+    assert!(one < two, "{stderr}");
+    assert!(two < at("n = 11: run 1 of 2"), "{stderr}");
+    assert!(at("n = 12: run 2 of 2") < at("threads = 1 "), "{stderr}");
 }

@@ -40,33 +40,44 @@ pub struct Workload {
     pub preset: &'static str,
     /// Board sizes counted, in order, in one workload run.
     pub sizes: &'static [u32],
+    /// How many times each size is counted, one count after another, in one timed run
+    /// (so that a run is long enough to time; each count is checked).
+    pub repeat: u32,
 }
 
-/// The default workload: n = 16 and 17; about 30 s with 5 runs on 2 AMD EPYC cores with the
+/// The default workload: n = 16 and 17; about 30 s with 5 runs on 2 cores with the
 /// quadrant engine. (Version 1 was n = 15, 16, sized for the engine before the interleaved
 /// kernel; version 2 was timed with the backtracking engine only. From version 3 the report's
-/// workload id also names the engine: `nq-std-3-quadrant`.)
+/// workload id also names the engine: `nq-std-3-quadrant`. Version 4: the join of 2026-12
+/// changed the scores, and the thread counts are timed in turn, run by run.)
 pub const STANDARD: Workload = Workload {
-    id: "nq-std-3",
-    version: 3,
+    id: "nq-std-4",
+    version: 4,
     preset: "standard",
     sizes: &[16, 17],
+    repeat: 1,
 };
-/// `--quick`: n = 16; a few seconds with 5 runs on 2 cores. (Version 1 was n = 14, now
-/// too short to time well; version 3 names the engine, as [`STANDARD`].)
+/// `--quick`: n = 16 counted 4 times per timed run; about 7 s with 5 runs on 2 cores.
+/// (Version 1 was n = 14, now too short to time well; version 3 names the engine, as
+/// [`STANDARD`]. Version 4 counts n = 16 four times a run: one count takes 0.1 s on 2
+/// cores, short enough that a scheduler hiccup moved the 2-thread speed-up of version 3
+/// anywhere from 0.98x to 2.4x on the same machine.)
 pub const QUICK: Workload = Workload {
-    id: "nq-quick-3",
-    version: 3,
+    id: "nq-quick-4",
+    version: 4,
     preset: "quick",
     sizes: &[16],
+    repeat: 4,
 };
-/// `--heavy`: n = 18, for machines with many cores; about 2 minutes with 5 runs on 2 cores
-/// with the quadrant engine (version 3 names the engine, as [`STANDARD`]).
+/// `--heavy`: n = 18, for machines with many cores; about 1 minute with 5 runs on 2 cores
+/// with the quadrant engine (version 3 names the engine, as [`STANDARD`]; version 4 as
+/// [`STANDARD`]'s).
 pub const HEAVY: Workload = Workload {
-    id: "nq-heavy-3",
-    version: 3,
+    id: "nq-heavy-4",
+    version: 4,
     preset: "heavy",
     sizes: &[18],
+    repeat: 1,
 };
 /// Hidden `--tiny`, for the test suite: n = 10..12, milliseconds (every run is too short to
 /// time well, so it always warns).
@@ -75,6 +86,7 @@ pub const TINY: Workload = Workload {
     version: 1,
     preset: "tiny",
     sizes: &[10, 11, 12],
+    repeat: 1,
 };
 
 /// Test hook, not a user option: when this environment variable is "1", the expected totals
@@ -128,10 +140,11 @@ pub struct BenchArgs {
     /// 1 is always measured, as the baseline of speed-up. Default: 1 and all logical cores.
     #[arg(short = 't', long, value_name = "LIST", allow_negative_numbers = true)]
     pub threads: Option<ThreadCounts>,
-    /// Quick preset, workload nq-quick-3 (n = 16): about 2 s on 2 cores (quadrant engine).
+    /// Quick preset, workload nq-quick-4 (n = 16, counted 4 times per run): about 7 s on 2
+    /// cores (quadrant engine).
     #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
     pub quick: bool,
-    /// Heavy preset, workload nq-heavy-3 (n = 18): for many-core machines; about 1 minute on
+    /// Heavy preset, workload nq-heavy-4 (n = 18): for many-core machines; about 1 minute on
     /// 2 cores (quadrant engine; several minutes with --engine backtrack).
     #[arg(long, conflicts_with = "tiny")]
     pub heavy: bool,
@@ -211,6 +224,15 @@ fn checked_count(
 }
 
 /// Runs the workload on each thread count and collects the timed samples.
+///
+/// Size by size, each thread count is warmed up once, then the timed runs go round the
+/// thread counts in turn: run 1 on 1 thread, run 1 on 2 threads, run 2 on 1 thread, ... So
+/// a slow minute of the machine (a neighbour, a frequency drop) slows runs of every thread
+/// count alike instead of all the runs of one, and the speed-up, a ratio of medians, keeps
+/// its meaning. (Version 3 timed all 1-thread runs first; on a shared 2-core VM its
+/// speed-up at n = 16 ranged over 1.78x-2.37x in four reports of one hour.) Sizes are not
+/// interleaved: the engine keeps the context (quadrant table) of one n, and switching n
+/// every run would time its rebuilding.
 fn measure(
     workload: &Workload,
     engine: Engine,
@@ -218,20 +240,45 @@ fn measure(
     runs: usize,
 ) -> anyhow::Result<Vec<TestResult>> {
     let corrupt = std::env::var(CORRUPT_EXPECTED_HOOK).is_ok_and(|v| v == "1");
-    let mut tests = Vec::new();
-    for &threads in thread_counts {
-        for &n in workload.sizes {
+    // One run of a test: `repeat` checked counts, timed together.
+    let timed_run = |n: u32, threads: usize| -> anyhow::Result<f64> {
+        let mut seconds = 0.0;
+        for _ in 0..workload.repeat {
+            seconds += checked_count(n, threads, engine, corrupt)?.2;
+        }
+        Ok(seconds)
+    };
+    let mut by_size = Vec::with_capacity(workload.sizes.len());
+    for &n in workload.sizes {
+        let mut done = Vec::with_capacity(thread_counts.len());
+        for &threads in thread_counts {
             let (counts, plan, _) = checked_count(n, threads, engine, corrupt)?; // warm-up: checked, not timed
-            let mut seconds = Vec::with_capacity(runs);
-            for _ in 0..runs {
-                seconds.push(checked_count(n, threads, engine, corrupt)?.2);
+            done.push((threads, counts, plan, Vec::with_capacity(runs)));
+        }
+        for run in 0..runs {
+            for (threads, _, _, seconds) in &mut done {
+                seconds.push(timed_run(n, *threads)?);
             }
-            let test = TestResult::new(threads, &counts, &plan, Sample::of(seconds));
+            eprintln!(
+                "  n = {n}: run {} of {runs} done on every thread count",
+                run + 1
+            );
+        }
+        by_size.push(done);
+    }
+    // In the report's order: thread counts ascending, sizes in workload order within each.
+    let mut results = Vec::with_capacity(thread_counts.len() * by_size.len());
+    for i in 0..thread_counts.len() {
+        for done in &mut by_size {
+            let (threads, counts, plan, seconds) = &mut done[i];
+            let seconds = std::mem::take(seconds);
+            let test =
+                TestResult::new(*threads, counts, plan, Sample::of(seconds), workload.repeat);
             eprintln!("{}", test.progress_line());
-            tests.push(test);
+            results.push(test);
         }
     }
-    Ok(tests)
+    Ok(results)
 }
 
 /// Runs `bench`.

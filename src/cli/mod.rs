@@ -69,10 +69,11 @@ pub enum Command {
     Animate(animate::AnimateArgs),
     /// Benchmark this CPU: a fixed, checked workload on 1 thread and on all threads.
     ///
-    /// Counts a fixed, versioned list of board sizes (workload nq-std-3: n = 16, 17; --quick:
-    /// nq-quick-3, n = 16; --heavy: nq-heavy-3, n = 18; the id ends with the engine, as in
-    /// nq-std-3-quadrant), each after one warm-up and then --runs times, on 1 thread and on
-    /// all logical cores (or each count of --threads LIST). Reports median, min and max wall
+    /// Counts a fixed, versioned list of board sizes (workload nq-std-4: n = 16, 17; --quick:
+    /// nq-quick-4, n = 16 four times a run; --heavy: nq-heavy-4, n = 18; the id ends with the
+    /// engine, as in nq-std-4-quadrant), each after one warm-up and then --runs times, on 1
+    /// thread and on all logical cores (or each count of --threads LIST), the thread counts
+    /// timed in turn run by run. Reports median, min and max wall
     /// time, pairs/s (quadrant) or nodes/s (backtrack), solutions/s, speed-up, parallel
     /// efficiency, the machine (CPU, cores, OS, compiled target features, the instruction
     /// set the hot loops ran with) and warnings about

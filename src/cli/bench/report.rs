@@ -48,6 +48,9 @@ pub struct TestResult {
     /// Half-board pattern pairs the quadrant engine's join tested in one run (0 with the
     /// backtracking engine), count.
     pub pairs_tested: u128,
+    /// Counts of this size in one timed run (the workload's repeat; the counts above are
+    /// those of one count, the rates below those of the whole run).
+    pub counts_per_run: u32,
     /// Work units in the plan, count.
     pub units: usize,
     /// Identity of the unit plan, 16 hex digits.
@@ -64,8 +67,16 @@ pub struct TestResult {
 
 impl TestResult {
     /// The result of timing `counts` (checked) on `threads` threads.
-    pub fn new(threads: usize, counts: &Counts, plan: &UnitPlan, time: Sample) -> TestResult {
+    pub fn new(
+        threads: usize,
+        counts: &Counts,
+        plan: &UnitPlan,
+        time: Sample,
+        counts_per_run: u32,
+    ) -> TestResult {
+        let per_run = |x: u128| x * u128::from(counts_per_run);
         TestResult {
+            counts_per_run,
             n: counts.n,
             threads,
             total: counts.total,
@@ -74,9 +85,9 @@ impl TestResult {
             pairs_tested: counts.pairs_tested,
             units: plan.len(),
             plan_id: plan.id_hex(),
-            nodes_per_second: per_second(counts.nodes, time.median_seconds),
-            pairs_per_second: per_second(counts.pairs_tested, time.median_seconds),
-            solutions_per_second: per_second(counts.total, time.median_seconds),
+            nodes_per_second: per_second(per_run(counts.nodes), time.median_seconds),
+            pairs_per_second: per_second(per_run(counts.pairs_tested), time.median_seconds),
+            solutions_per_second: per_second(per_run(counts.total), time.median_seconds),
             time,
         }
     }
@@ -106,6 +117,8 @@ pub struct WorkloadInfo {
     pub preset: String,
     /// Board sizes of one workload run, in order.
     pub sizes: Vec<u32>,
+    /// Counts of each size in one workload run, one after another.
+    pub repeat: u32,
     /// The engine that counted: "quadrant" or "backtrack".
     pub engine: Engine,
     /// Version of the unit-plan splitting rule (plan ids are per test).
@@ -127,6 +140,7 @@ impl WorkloadInfo {
             version: w.version,
             preset: w.preset.into(),
             sizes: w.sizes.to_vec(),
+            repeat: w.repeat,
             engine,
             plan_version: engine.plan_version(),
             solutions_per_run: w
@@ -137,17 +151,27 @@ impl WorkloadInfo {
                         .expect("workload sizes are in the known table")
                         .total
                 })
-                .sum(),
+                .sum::<u128>()
+                * u128::from(w.repeat),
+        }
+    }
+
+    /// The sizes as a header writes them: "16, 17", or "16, each counted 4 times a run"
+    /// (not Rust's "[16, 17]").
+    pub fn sizes_text(&self) -> String {
+        let sizes: Vec<String> = self.sizes.iter().map(u32::to_string).collect();
+        match self.repeat {
+            1 => sizes.join(", "),
+            r => format!("{}, each counted {r} times a run", sizes.join(", ")),
         }
     }
 
     /// "workload nq-std-2 (n = 16, 17; plan v2), 5 runs after 1 warm-up each".
     pub fn header_line(&self, runs: usize) -> String {
-        let sizes: Vec<String> = self.sizes.iter().map(u32::to_string).collect();
         format!(
             "nqueens bench: workload {} (n = {}; {} engine, plan v{}), {runs} run(s) after 1 warm-up each, every count checked",
             self.id,
-            sizes.join(", "),
+            self.sizes_text(),
             self.engine.name(),
             self.plan_version
         )
@@ -233,7 +257,10 @@ impl BenchReport {
                 tests.iter().filter(|t| t.threads == threads).collect();
             let times: Vec<&Sample> = of_threads.iter().map(|t| &t.time).collect();
             let time = Sample::summed(&times, runs);
-            let nodes: u128 = of_threads.iter().map(|t| t.nodes).sum();
+            let nodes: u128 = of_threads
+                .iter()
+                .map(|t| t.nodes * u128::from(t.counts_per_run))
+                .sum();
             let speedup = scaling.first().map_or(1.0, |one| {
                 speedup(one.time.median_seconds, time.median_seconds)
             });
@@ -275,12 +302,10 @@ impl BenchReport {
     pub fn text(&self) -> String {
         let m = &self.machine;
         let mut s = String::new();
-        // The sizes as the progress header writes them ("16, 17"), not Rust's "[16, 17]".
-        let sizes: Vec<String> = self.workload.sizes.iter().map(u32::to_string).collect();
         s.push_str(&format!(
             "workload  {} (n = {}; {} engine, plan v{})\n",
             self.workload.id,
-            sizes.join(", "),
+            self.workload.sizes_text(),
             self.workload.engine.name(),
             self.workload.plan_version
         ));
@@ -384,6 +409,7 @@ mod tests {
             unique: k.unique,
             nodes: 1_000_000,
             pairs_tested: 0,
+            counts_per_run: 1,
             units: 1,
             plan_id: "0".into(),
             nodes_per_second: 0.0,
@@ -427,7 +453,7 @@ mod tests {
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         assert!(
             r.text()
-                .starts_with("workload  nq-quick-3-quadrant (n = 16; quadrant engine, plan v4)\n"),
+                .starts_with("workload  nq-quick-4-quadrant (n = 16, each counted 4 times a run; quadrant engine, plan v4)\n"),
             "{}",
             r.text()
         );
