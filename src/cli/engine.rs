@@ -91,16 +91,18 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// their sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20,
 /// and 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18), 2.75x per n above
 /// n = 20 (measured 347,000 at n = 22 and 2.68 million at n = 24); three times the mean for
-/// the largest sets. n = 28: about 12 GB per thread, so 2 threads are refused on a 24 GiB
-/// machine instead of running into the OOM killer (a sample of one n = 28 set on 2 threads
-/// passed 17 GB).
+/// the largest sets; at most the engine's [`quadrant::LIST_BUDGET`] (1 GiB), because from
+/// n = 26 a set whose lists would pass it is counted in parts (a sample of one whole n = 28
+/// set on 2 threads once passed 17 GB).
 pub fn list_bytes(n: u32) -> u64 {
     let mean = if n <= 20 {
         51_000.0 * 2.45f64.powi(n as i32 - 20)
     } else {
         51_000.0 * 2.75f64.powi(n as i32 - 20)
     };
-    (3.0 * 24.0 * mean) as u64
+    // Sets whose lists would pass the engine's budget are counted in parts (from n = 26):
+    // a thread then holds at most about the budget.
+    ((3.0 * 24.0 * mean) as u64).min(quadrant::LIST_BUDGET)
 }
 
 /// Memory available to the count and where the figure comes from: `--max-memory`, or 80%

@@ -43,7 +43,9 @@ use super::format::{bytes, duration};
 use super::Outcome;
 use nqueens::engine::cost;
 use nqueens::engine::plan::{Engine, Unit, UnitKind};
-use nqueens::engine::quadrant::{self, join::Sample, table::QuadrantTable, units::Proxy, Scratch};
+use nqueens::engine::quadrant::{
+    self, half::Part, join::Sample, table::QuadrantTable, units::Proxy, Scratch,
+};
 use nqueens::UnitPlan;
 
 /// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
@@ -459,8 +461,18 @@ fn time_set(
     rng: &mut Rng,
     scratch: &mut Scratch,
 ) -> f64 {
+    // A set too large for memory is counted in parts (`Frame::parts`): time one (east part,
+    // west part) pair drawn at random and scale by the number of pairs (unbiased; it counts
+    // the east part's making once per west part, a few percent of a set at most).
+    let (east_parts, west_parts) = f.parts(e);
+    let part = |of: u32, rng: &mut Rng| Part {
+        index: rng.below(u64::from(of)) as u32,
+        of,
+    };
+    let (east, west) = (part(east_parts, rng), part(west_parts, rng));
+    let scale = f64::from(east_parts) * f64::from(west_parts);
     let clock = Instant::now();
-    f.prepare_set(e, table, scratch);
+    f.prepare_part(e, table, scratch, east, west, true);
     let halves = clock.elapsed().as_secs_f64();
     let timed = |scratch: &mut Scratch, sample: Sample| {
         let clock = Instant::now();
@@ -487,13 +499,13 @@ fn time_set(
     let whole = per_piece * pieces as f64;
     if whole <= budget {
         let (t, _) = timed(scratch, Sample::ALL);
-        return halves + t;
+        return scale * (halves + t);
     }
     let stride = (whole / budget).ceil() as u64;
     let offset = rng.below(stride);
     let (t, js) = timed(scratch, Sample { stride, offset });
     let run = js.pieces_run.max(1) as f64;
-    halves + fixed + (t - fixed).max(0.0) * pieces as f64 / run
+    scale * (halves + fixed + (t - fixed).max(0.0) * pieces as f64 / run)
 }
 
 /// Weighted quantiles of the unit times: a unit drawn with probability ∝ x stands for

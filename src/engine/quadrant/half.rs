@@ -49,6 +49,34 @@ struct Quarter {
     shared: u64,
 }
 
+/// Which of a half's patterns to make: those whose north quadrant takes a column set `c`
+/// with `Part::holds(c)`. The parts of one count split the patterns into `of` disjoint lists
+/// (every pattern has one north column set), so that a set E whose lists would not fit in
+/// memory can be joined part by part (see `Frame::count_set_until`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// This part, `0..of`.
+    pub index: u32,
+    /// How many parts.
+    pub of: u32,
+}
+
+impl Part {
+    /// All patterns.
+    pub const WHOLE: Part = Part { index: 0, of: 1 };
+
+    /// Whether patterns with north column set `c` (relative to the half) are in this part.
+    /// Column sets are spread by a multiplicative hash rather than taken in ranges: the
+    /// sets of one size are few (70 of 8 columns), and neighbouring ones have similar list
+    /// lengths, so ranges would give parts of very different sizes.
+    #[inline(always)]
+    pub fn holds(self, c: u64) -> bool {
+        self.of <= 1
+            || (c.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % u64::from(self.of)
+                == u64::from(self.index)
+    }
+}
+
 /// One half's search problem.
 #[derive(Clone, Copy, Debug)]
 pub struct Half {
@@ -150,6 +178,19 @@ impl Half {
         scratch: &mut HalfScratch,
         out: &mut MaskList,
     ) -> HalfStats {
+        self.patterns_part(north, south, table, Part::WHOLE, scratch, out)
+    }
+
+    /// [`Half::patterns`], only those of `part`.
+    pub fn patterns_part(
+        &self,
+        north: &[u8],
+        south: &[u8],
+        table: Option<&QuadrantTable>,
+        part: Part,
+        scratch: &mut HalfScratch,
+        out: &mut MaskList,
+    ) -> HalfStats {
         let mut stats = HalfStats::default();
         if north.len() + south.len() != self.cols.count_ones() as usize {
             return stats; // a column would stay empty: no pattern
@@ -157,7 +198,7 @@ impl Half {
         if let Some(t) = table {
             debug_assert_eq!(t.h(), self.h);
             let before = out.len();
-            stats.placements = self.patterns_from_table(t, north, south, scratch, out);
+            stats.placements = self.patterns_from_table(t, north, south, part, scratch, out);
             stats.patterns = (out.len() - before) as u64;
             return stats;
         }
@@ -169,6 +210,7 @@ impl Half {
             down: 0,
         };
         self.place(north, start, &mut scratch.north, &mut stats);
+        scratch.north.retain(|p| part.holds(p.cols));
         if scratch.north.is_empty() {
             return stats;
         }
@@ -216,6 +258,7 @@ impl Half {
         t: &QuadrantTable,
         north: &[u8],
         south: &[u8],
+        part: Part,
         scratch: &mut HalfScratch,
         out: &mut MaskList,
     ) -> u64 {
@@ -224,9 +267,9 @@ impl Half {
             // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every
             // feature patterns_v3 is compiled with.
             #[allow(unsafe_code)]
-            return unsafe { self.patterns_v3(t, north, south, scratch, out) };
+            return unsafe { self.patterns_v3(t, north, south, part, scratch, out) };
         }
-        self.patterns_body(t, north, south, scratch, out)
+        self.patterns_body(t, north, south, part, scratch, out)
     }
 
     isa::v3_fn! {
@@ -236,10 +279,11 @@ impl Half {
             t: &QuadrantTable,
             north: &[u8],
             south: &[u8],
+            part: Part,
             scratch: &mut HalfScratch,
             out: &mut MaskList,
         ) -> u64 {
-            self.patterns_body(t, north, south, scratch, out)
+            self.patterns_body(t, north, south, part, scratch, out)
         }
     }
 
@@ -250,6 +294,7 @@ impl Half {
         t: &QuadrantTable,
         north: &[u8],
         south: &[u8],
+        part: Part,
         scratch: &mut HalfScratch,
         out: &mut MaskList,
     ) -> u64 {
@@ -265,7 +310,7 @@ impl Half {
         let mut read = 0u64;
         let mut c = cols;
         loop {
-            if c.count_ones() == k {
+            if c.count_ones() == k && part.holds(u64::from(c)) {
                 let ns = t.get(rows_n, c);
                 let ss = t.get(rows_s, cols ^ c);
                 read += (ns.len() + ss.len()) as u64;

@@ -75,7 +75,7 @@ pub mod units;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use half::{Half, HalfScratch, HalfStats, MaskList};
+use half::{Half, HalfScratch, HalfStats, MaskList, Part};
 use join::Joiner;
 use table::QuadrantTable;
 
@@ -223,7 +223,7 @@ impl Frame {
     /// that avoid both long diagonals. (0, 0) when E is not counted.
     pub fn weight(&self, e: u32) -> (u32, u32) {
         let m = self.rows.len() as u32;
-        let full = (1u32 << m) - 1;
+        let full = u32::MAX >> (32 - m); // m rows: 1 <= m <= 32
         // Row index i <-> row rows[i]; the row sets of Even and Centre frames are mirror
         // symmetric, so the north–south mirror reverses the m index bits.
         let rev = |x: u32| x.reverse_bits() >> (32 - m);
@@ -271,6 +271,9 @@ impl Frame {
 
     /// [`Frame::count_set`], giving up (None) soon after `stop` becomes true (the join reads
     /// it once per piece; the half searches before it take a few percent of a set).
+    ///
+    /// A set whose pattern lists would pass [`LIST_BUDGET`] is counted in parts (see
+    /// [`Frame::parts`]).
     pub fn count_set_until(
         &self,
         e: u32,
@@ -278,19 +281,93 @@ impl Frame {
         scratch: &mut Scratch,
         stop: &AtomicBool,
     ) -> Option<SetResult> {
-        let mut res = self.prepare_set(e, table, scratch);
-        if !scratch.east.is_empty() {
-            let j = scratch.joiner.join_until(
-                scratch.east.as_slice(),
-                &scratch.west,
-                self.bits(),
-                join::Sample::ALL,
-                stop,
-            )?;
-            res.solutions = j.pairs;
-            res.tested = j.tested;
+        let parts = self.parts(e);
+        self.count_set_in_parts(e, table, parts, scratch, stop)
+    }
+
+    /// [`Frame::count_set_until`] with the set's lists cut into `(east, west)` parts.
+    ///
+    /// The count of disjoint pairs is a sum over pairs of patterns, so it is the sum over
+    /// (east part, west part) of the pairs between the two parts: each east part is made
+    /// once and joined with each west part in turn, every west part made again for each
+    /// east part. The halves take a few percent of a set's time at the frontier, where
+    /// sets are cut, so making them again costs little; memory is that of one part of each.
+    pub fn count_set_in_parts(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        (east_parts, west_parts): (u32, u32),
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+    ) -> Option<SetResult> {
+        let mut res = SetResult::default();
+        let (east_parts, west_parts) = (east_parts.max(1), west_parts.max(1));
+        for i in 0..east_parts {
+            let east = Part {
+                index: i,
+                of: east_parts,
+            };
+            for j in 0..west_parts {
+                let west = Part {
+                    index: j,
+                    of: west_parts,
+                };
+                // The east part is made once, with its first west part.
+                res.merge(&self.prepare_part(e, table, scratch, east, west, j == 0));
+                if scratch.east.is_empty() {
+                    break; // nothing to join with this east part
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let joined = scratch.joiner.join_until(
+                    scratch.east.as_slice(),
+                    &scratch.west,
+                    self.bits(),
+                    join::Sample::ALL,
+                    stop,
+                )?;
+                res.solutions += joined.pairs;
+                res.tested += joined.tested;
+            }
         }
         Some(res)
+    }
+
+    /// How many parts set E's east and west lists are cut into (see
+    /// [`Frame::count_set_in_parts`]): enough that each side's part, at the pattern counts
+    /// [`units::Proxy`] estimates, takes at most [`LIST_BUDGET`]. That estimate
+    /// (pair-independence) runs high: measured on 12 sets each at n = 20, 22, 24 (frame 0)
+    /// and 25 (frame 3), its mean ratio to the real counts was 4.4, 4.6, 4.8 and 2.9 for the
+    /// east lists and 2.3, 3.0, 3.5 and 2.7 for the west ones, rising slowly with n; so a
+    /// part estimated at the budget holds about a quarter to a third of it, and both sides
+    /// together stay under it even where the estimate is twice as good. The west list is
+    /// cut first in effect: it holds more bytes per pattern, and cutting it costs the join
+    /// nothing, while a shorter east list gets fewer key bits (see `join`). Worked numbers:
+    /// n <= 25, one part each (no set's estimate reaches the budget); n = 26, up to 3 west
+    /// parts; n = 28, up to about 25 west and 4 east parts (estimated on 3,000 sets).
+    pub fn parts(&self, e: u32) -> (u32, u32) {
+        self.parts_with(&units::Proxy::new(self), e)
+    }
+
+    /// [`Frame::parts`] with this frame's estimate factors already made.
+    pub fn parts_with(&self, proxy: &units::Proxy, e: u32) -> (u32, u32) {
+        // Below n = 22 no set can need cutting (n = 21: 10! west patterns of 40 bytes are
+        // 145 MB): skip the estimate, which would cost 1-3% of a set at n = 16-18.
+        let [most_west, most_east] = proxy.most();
+        let budget = LIST_BUDGET as f64;
+        if most_west * WEST_BYTES <= budget && most_east * EAST_BYTES <= budget {
+            return (1, 1);
+        }
+        let [west, east] = proxy.halves(self, e);
+        let part = |patterns: f64, bytes: f64| {
+            ((patterns * bytes) / LIST_BUDGET as f64)
+                .ceil()
+                .clamp(1.0, MAX_PARTS)
+        };
+        // Integer results of the IEEE basic operations only (deterministic everywhere);
+        // clamped, so the casts cannot overflow.
+        (part(east, EAST_BYTES) as u32, part(west, WEST_BYTES) as u32)
     }
 
     /// Joins the pattern lists [`Frame::prepare_set`] left in `scratch`, or only the pieces
@@ -310,11 +387,28 @@ impl Frame {
         table: Option<&QuadrantTable>,
         scratch: &mut Scratch,
     ) -> SetResult {
+        self.prepare_part(e, table, scratch, Part::WHOLE, Part::WHOLE, true)
+    }
+
+    /// [`Frame::prepare_set`] for one east part and one west part. The east list already in
+    /// `scratch` (of the same set and part) is kept unless `new_east`.
+    pub fn prepare_part(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        scratch: &mut Scratch,
+        east_part: Part,
+        west_part: Part,
+        new_east: bool,
+    ) -> SetResult {
         let (weight, z_weight) = self.weight(e);
         let mut res = SetResult::default();
-        scratch.east.clear();
+        if new_east {
+            scratch.east.clear();
+        }
         scratch.west.clear();
         if weight == 0 {
+            scratch.east.clear();
             return res;
         }
         let rows = &mut scratch.rows;
@@ -343,31 +437,31 @@ impl Frame {
         } else {
             (0, 0)
         };
-        scratch.east.clear();
-        scratch.west.clear();
-        let east_c0 = self.shared_lo();
-        let se = half(east_c0, self.east, east_avoid).patterns(
-            east_n,
-            east_s,
-            table,
-            &mut scratch.half,
-            &mut scratch.east,
-        );
-        res.add_half(se);
+        if new_east {
+            let se = half(self.shared_lo(), self.east, east_avoid).patterns_part(
+                east_n,
+                east_s,
+                table,
+                east_part,
+                &mut scratch.half,
+                &mut scratch.east,
+            );
+            res.add_half(se);
+        }
         if scratch.east.is_empty() {
             return res;
         }
         let mut west_masks = std::mem::take(&mut scratch.west_masks);
         west_masks.clear();
-        let sw = half(0, self.west, (0, 0)).patterns(
+        let sw = half(0, self.west, (0, 0)).patterns_part(
             west_n,
             west_s,
             table,
+            west_part,
             &mut scratch.half,
             &mut west_masks,
         );
         res.add_half(sw);
-
         let len = self.shared_len();
         if self.rule == Rule::Even {
             // The long diagonals: up-diagonal n - 1 (anti) and down-diagonal n - 1 (main),
@@ -500,6 +594,7 @@ pub fn sets(m: u32, k: u32) -> impl Iterator<Item = u32> {
 /// flag is read between sets and inside each join).
 pub fn run_unit(
     frame: &Frame,
+    proxy: &units::Proxy,
     p: u32,
     prefix: u32,
     table: Option<&QuadrantTable>,
@@ -508,7 +603,8 @@ pub fn run_unit(
 ) -> Option<SetResult> {
     let mut res = SetResult::default();
     for e in frame.sets_with_prefix(p, prefix) {
-        res.merge(&frame.count_set_until(e, table, scratch, stop)?);
+        let parts = frame.parts_with(proxy, e);
+        res.merge(&frame.count_set_in_parts(e, table, parts, scratch, stop)?);
     }
     Some(res)
 }
@@ -525,9 +621,24 @@ pub struct Context {
     /// centre frame of an odd board has one more than the others), so one figure for all
     /// frames would count the wrong sets (at n = 27: p = 18 for the centre, 17 for the rest).
     pub prefix_rows: Vec<u32>,
+    /// The cost estimate's factors per frame (used to cut sets too large for memory).
+    pub proxies: Vec<units::Proxy>,
     /// The quadrant table, or None where the quadrants are searched instead.
     pub table: Option<QuadrantTable>,
 }
+
+/// Bytes of pattern lists one set E may hold at once (east and west lists with the join's
+/// sorted copies); a set that would pass it is counted in parts ([`Frame::parts`]). 1 GiB:
+/// no set below n = 26 comes near it (the largest at n = 24 hold about 200 MB), and a
+/// thread of n = 28 stays near it instead of the 12 GB or more one whole set needs.
+pub const LIST_BUDGET: u64 = 1 << 30;
+
+/// Bytes per east pattern while its set is joined: the list and its sorted copy.
+const EAST_BYTES: f64 = 16.0;
+/// Bytes per west pattern: its mask as found, the weighted list and the sorted copy.
+const WEST_BYTES: f64 = 40.0;
+/// Most parts per side (4,096 x 1/4 GiB: far more than any set of n <= 32 needs).
+const MAX_PARTS: f64 = 4096.0;
 
 /// Default for [`set_table_limit`]: 1 GiB, which holds the tables up to n = 23 (550 MB).
 pub const DEFAULT_TABLE_LIMIT: u64 = 1 << 30;
@@ -565,6 +676,7 @@ pub fn context_until(n: u32, stop: &AtomicBool) -> Option<Arc<Context>> {
     }
     *cache = None; // free the old table before building the new one
     let frames = Frame::all(n);
+    let proxies = frames.iter().map(units::Proxy::new).collect();
     let prefix_rows = frames
         .iter()
         .map(|f| units::prefix_rows(n, f.rows.len() as u32))
@@ -577,6 +689,7 @@ pub fn context_until(n: u32, stop: &AtomicBool) -> Option<Arc<Context>> {
         n,
         frames,
         prefix_rows,
+        proxies,
         table,
     });
     *cache = Some(Arc::clone(&c));
@@ -594,6 +707,7 @@ impl Context {
     ) -> Option<SetResult> {
         run_unit(
             &self.frames[frame as usize],
+            &self.proxies[frame as usize],
             self.prefix_rows[frame as usize],
             prefix,
             self.table.as_ref(),
@@ -641,6 +755,79 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_set_counted_in_parts_counts_the_same() {
+        // Every set of n = 8..13 (even and odd frames), with and without the table, cut
+        // into parts of each side: the solutions are those of the whole set.
+        let stop = AtomicBool::new(false);
+        let mut scratch = Scratch::default();
+        for n in 8u32..=13 {
+            let table = QuadrantTable::build(n / 2);
+            for t in [None, Some(&table)] {
+                for f in Frame::all(n) {
+                    for e in sets(f.rows.len() as u32, f.east_queens()) {
+                        let whole = f.count_set(e, t, &mut scratch);
+                        for parts in [(1, 3), (2, 1), (3, 5), (7, 2)] {
+                            let cut = f
+                                .count_set_in_parts(e, t, parts, &mut scratch, &stop)
+                                .unwrap();
+                            assert_eq!(
+                                cut.solutions,
+                                whole.solutions,
+                                "n = {n}, set {e:b}, parts {parts:?}, table {}",
+                                t.is_some()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_parts_of_a_half_split_its_patterns() {
+        // The patterns of parts 0..k of one half are those of the whole half, each once.
+        let f = &Frame::all(12)[0];
+        let table = QuadrantTable::build(6);
+        let mut scratch = Scratch::default();
+        for e in sets(12, 6).take(200) {
+            let mut whole = Vec::new();
+            f.prepare_set(e, Some(&table), &mut scratch);
+            whole.extend(scratch.west.iter().copied());
+            if scratch.east.is_empty() {
+                continue;
+            }
+            let east = scratch.east.as_slice().to_vec();
+            let mut cut = Vec::new();
+            for j in 0..4 {
+                let west = Part { index: j, of: 4 };
+                f.prepare_part(e, Some(&table), &mut scratch, Part::WHOLE, west, true);
+                assert_eq!(scratch.east.as_slice(), east.as_slice());
+                cut.extend(scratch.west.iter().copied());
+            }
+            whole.sort_unstable();
+            cut.sort_unstable();
+            assert_eq!(cut, whole, "set {e:b}");
+        }
+    }
+
+    #[test]
+    fn only_sets_beyond_the_budget_are_cut() {
+        // n <= 24: one part each for every set tried; a set of n = 28: the west list is
+        // cut (about 1.7e8 patterns in a mean set).
+        for n in [16u32, 20, 24] {
+            let f = &Frame::all(n)[0];
+            let m = f.rows.len() as u32;
+            for e in sets(m, f.east_queens()).step_by(997).take(50) {
+                assert_eq!(f.parts(e), (1, 1), "n = {n}, set {e:b}");
+            }
+        }
+        let f = &Frame::all(28)[0];
+        let e = sets(28, 14).nth(20_000_000).unwrap();
+        let (east, west) = f.parts(e);
+        assert!(west > 1 && east >= 1, "n = 28: {east} x {west} parts");
     }
 
     #[test]

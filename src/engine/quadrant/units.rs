@@ -226,6 +226,19 @@ impl Proxy {
     /// The estimate of set E of `frame` (counted or not), with this frame's factors: the
     /// same number as [`Frame::estimate_set`] for a counted set, without rebuilding them.
     pub fn set(&self, frame: &Frame, e: u32) -> f64 {
+        let [w, east] = self.halves(frame, e);
+        east * w + PATTERN_PAIRS * (east + w)
+    }
+
+    /// Upper bounds of [`Proxy::halves`] over every set of the frame, [west, east]: the
+    /// permutations of each side's free columns (every other factor is at most 1).
+    pub fn most(&self) -> [f64; 2] {
+        self.fact
+    }
+
+    /// The estimated pattern counts of set E's halves, [west, east] (the factors of
+    /// [`Proxy::set`]; used to cut a set too large for memory, `Frame::parts`).
+    pub fn halves(&self, frame: &Frame, e: u32) -> [f64; 2] {
         let rows = &frame.rows;
         let mut half = [self.fact[0], self.fact[1]];
         for (i, &a) in rows.iter().enumerate() {
@@ -237,8 +250,7 @@ impl Proxy {
                 }
             }
         }
-        let [w, east] = half;
-        east * w + PATTERN_PAIRS * (east + w)
+        half
     }
 }
 
