@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The portable build's run-time dispatch (src/engine/isa.rs), which the native build of the
-# other tests never runs. Builds for the x86-64 baseline (as `cargo install` does), then, once
-# with the x86-64-v3 twins chosen at run time (where this CPU has them) and once with
-# NQUEENS_KERNEL=baseline: the library's unit tests (the join against its pair-loop oracle,
-# the lanes against the plain search, ...), every count up to n = 16 (quadrant from 12,
-# backtracking below) and to n = 14 by backtracking alone, and that bench names the code that
-# ran. Also checks that `unsafe` is still allowed in exactly the three audited places.
+# other tests never runs. Builds for the x86-64 baseline (as `cargo install` does) and runs
+# the library's unit tests there (their `every_instruction_set_agrees_with_the_oracles` runs
+# the join, the half patterns and the lanes against their oracles with the baseline code and
+# with the x86-64-v3 twins, where this CPU has them); then, once with the twins chosen at run
+# time and once with NQUEENS_KERNEL=baseline (which the program, not the library, reads):
+# every count up to n = 16 (quadrant from 12, backtracking below) and to n = 14 by
+# backtracking alone, and that bench names the code that ran. Also checks that `unsafe` is
+# still allowed in exactly the three audited places.
 # x86-64 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,9 +51,9 @@ quiet() {
     rm -f "$log"
 }
 
+quiet cargo test --release --lib --target-dir target/portable
 for kernel in auto baseline; do
     export NQUEENS_KERNEL=$kernel
-    quiet cargo test --release --lib --target-dir target/portable
     # verify checks each n against the known table and Burnside's identity; exit 1 on any miss.
     quiet "$bin" verify --max 16 --engine auto -t 2
     quiet "$bin" verify --max 14 --engine backtrack -t 2

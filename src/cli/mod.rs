@@ -9,6 +9,7 @@ pub mod count;
 pub mod engine;
 pub mod estimate;
 pub mod format;
+pub mod kernel;
 pub mod merge;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -106,20 +107,7 @@ pub type Outcome = anyhow::Result<ExitCode>;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Outcome {
-    use nqueens::engine::isa;
-    if let Err(v) = isa::check_env() {
-        anyhow::bail!(
-            "{} must be 'auto' or 'baseline', not '{}'",
-            isa::ENV,
-            args::shown(&v)
-        );
-    }
-    if isa::BUILT_V3 && std::env::var_os(isa::ENV).is_some_and(|v| v == "baseline") {
-        eprintln!(
-            "warning: {}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code",
-            isa::ENV
-        );
-    }
+    kernel::apply_env()?;
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),

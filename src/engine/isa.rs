@@ -35,9 +35,10 @@
 //! compile time and every function is the build's own code. Other architectures (aarch64)
 //! compile only the bodies: neither the twins nor [`v3`] exist there.
 //!
-//! `NQUEENS_KERNEL=baseline` in the environment makes a dispatching build run its baseline
-//! code (the counts are the same; for measuring one against the other in one binary);
-//! `auto` or unset is the default, any other value is refused by the command line.
+//! The engine reads no environment: [`current`] is the best this CPU runs, unless the
+//! caller chose with [`set`] (the command line turns its environment variable for this,
+//! see `cli::kernel`, into `set(Isa::Baseline)`, to measure one against the other in one
+//! binary; the counts are the same either way).
 //!
 //! Not dispatched: the quadrant search without a table (`Half::place`, recursive, so it
 //! cannot be inlined into a twin; used from n = 24, where the table would pass 550 MB), and
@@ -66,9 +67,6 @@ pub const BUILT_V3: bool = cfg!(all(
     target_feature = "popcnt"
 ));
 
-/// The environment variable that turns run-time dispatch off: `NQUEENS_KERNEL=baseline`.
-pub const ENV: &str = "NQUEENS_KERNEL";
-
 impl Isa {
     /// Short name, as in JSON reports: "baseline" or "x86-64-v3".
     pub fn name(self) -> &'static str {
@@ -96,39 +94,25 @@ impl Isa {
     }
 }
 
-/// Checks the value of `NQUEENS_KERNEL`: unset, `auto` (the default: the best this CPU
-/// runs) or `baseline`. Anything else is returned (lossily decoded) for the caller to refuse,
-/// so that a typo does not silently measure the wrong code.
-pub fn check_env() -> Result<(), String> {
-    match std::env::var_os(ENV) {
-        None => Ok(()),
-        Some(v) if v == "auto" || v == "baseline" => Ok(()),
-        Some(v) => Err(v.to_string_lossy().into_owned()),
-    }
-}
-
-/// Whether `NQUEENS_KERNEL=baseline` is set.
-fn env_baseline() -> bool {
-    std::env::var_os(ENV).is_some_and(|v| v == "baseline")
-}
-
 /// The hot loops' instruction set: 0 until [`current`] decides, then 1 + the choice.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// The instruction set the hot loops run with in this process, and how it was chosen:
-/// "x86-64-v3 (chosen at run time)", "baseline (NQUEENS_KERNEL=baseline)", ...
+/// "x86-64-v3 (chosen at run time)", "baseline (set by the program)", ...
 pub fn describe() -> String {
+    describe_set_by("set by the program")
+}
+
+/// [`describe`], naming `how` a baseline that [`set`] chose (e.g. the environment variable
+/// the caller read).
+pub fn describe_set_by(how: &str) -> String {
     let isa = current();
     let how = if BUILT_V3 {
         "the build's target"
     } else if !cfg!(target_arch = "x86_64") {
         "no other on this architecture"
     } else if isa == Isa::Baseline && Isa::X86_64V3.supported() {
-        if env_baseline() {
-            "NQUEENS_KERNEL=baseline"
-        } else {
-            "set by the program"
-        }
+        how
     } else {
         "chosen at run time"
     };
@@ -141,11 +125,7 @@ pub fn current() -> Isa {
         1 => Isa::Baseline,
         2 => Isa::X86_64V3,
         _ => {
-            let isa = if BUILT_V3 {
-                Isa::X86_64V3
-            } else if env_baseline() {
-                Isa::Baseline
-            } else if Isa::X86_64V3.supported() {
+            let isa = if BUILT_V3 || Isa::X86_64V3.supported() {
                 Isa::X86_64V3
             } else {
                 Isa::Baseline
@@ -212,21 +192,70 @@ mod tests {
         #[cfg(not(target_arch = "x86_64"))]
         assert!(!Isa::X86_64V3.supported());
         assert!(describe().starts_with(current().name()));
-        // A portable build (scripts/test-portable.sh runs these tests in one) switches both
-        // ways. Other tests running meanwhile only change code paths, not counts.
-        if !BUILT_V3 {
-            let before = current();
-            assert!(set(Isa::Baseline));
-            #[cfg(target_arch = "x86_64")]
-            assert!(!v3());
-            assert!(describe().starts_with("baseline ("), "{}", describe());
-            if Isa::X86_64V3.supported() {
-                assert!(set(Isa::X86_64V3));
-                // Only x86-64 CPUs support it, and there v3() exists.
-                #[cfg(target_arch = "x86_64")]
-                assert!(v3());
-            }
-            assert!(set(before));
+    }
+
+    /// The three leaves against their oracles, once per instruction set this CPU runs (in
+    /// the default `cargo test`, not only in a portable build's script): the join against
+    /// the pair loop, the half patterns from the table against the quadrant search, and the
+    /// backtracking lanes against the known totals. This is the only test that calls
+    /// [`set`], so while it runs no other test changes the choice under it (other tests
+    /// read it, and get the same counts either way).
+    #[test]
+    fn every_instruction_set_agrees_with_the_oracles() {
+        use crate::engine::plan::Engine;
+        use crate::engine::quadrant::{self, join, table::QuadrantTable};
+        let before = current();
+        let isas: Vec<Isa> = [Isa::Baseline, Isa::X86_64V3]
+            .into_iter()
+            .filter(|&i| i.supported() && !(BUILT_V3 && i == Isa::Baseline))
+            .collect();
+        assert!(isas.contains(&before));
+        // Sparse pseudo-random masks (xorshift, ANDed to a density of about 1/8).
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut lists = Vec::new();
+        for (east, west, bits) in [(40, 30, 20), (700, 300, 30), (5000, 2000, 38)] {
+            let mask = u64::MAX >> (64 - bits);
+            let mut sparse = || next() & next() & next() & mask;
+            let e: Vec<u64> = (0..east).map(|_| sparse()).collect();
+            let w: Vec<(u64, u32)> = (0..west).map(|i| (sparse(), 1 + i % 3)).collect();
+            lists.push((e, w, bits));
         }
+        let tables: Vec<QuadrantTable> = (4..=6).map(QuadrantTable::build).collect();
+        for &isa in &isas {
+            assert!(set(isa));
+            assert_eq!(current(), isa);
+            // The leaves call their twin exactly when the choice is v3 and the build is not.
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(v3(), isa == Isa::X86_64V3 && !BUILT_V3);
+            if isa == Isa::Baseline {
+                assert!(describe().starts_with("baseline ("), "{}", describe());
+                assert!(describe_set_by("X").ends_with("(X)") || !Isa::X86_64V3.supported());
+            }
+            for (e, w, bits) in &lists {
+                let got = join::Joiner::default().join(e, w, *bits).pairs;
+                assert_eq!(got, join::join_naive(e, w), "{}: join", isa.name());
+            }
+            for n in 8..=13u32 {
+                let t = &tables[(n / 2 - 4) as usize];
+                let want = crate::known::lookup(n).unwrap().total;
+                assert_eq!(
+                    quadrant::count_total(n, Some(t)),
+                    want,
+                    "{}: n = {n}",
+                    isa.name()
+                );
+                let lanes = crate::count_with_engine(n, 1, Engine::Backtrack)
+                    .unwrap()
+                    .total;
+                assert_eq!(lanes, want, "{}: backtracking n = {n}", isa.name());
+            }
+        }
+        assert!(set(before));
     }
 }

@@ -12,7 +12,6 @@ use serde::Serialize;
 use super::machine::Machine;
 use super::Workload;
 use crate::cli::format::si;
-use nqueens::engine::isa;
 use nqueens::engine::plan::Engine;
 use nqueens::runner::stats::{efficiency, per_hour, per_second, speedup};
 use nqueens::{Counts, UnitPlan};
@@ -291,7 +290,7 @@ impl BenchReport {
             efficiency: multi.efficiency,
             workload,
             machine,
-            instruction_set: isa::describe(),
+            instruction_set: crate::cli::kernel::describe(),
             tests,
             scaling,
             warnings,

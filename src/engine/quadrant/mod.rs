@@ -224,8 +224,8 @@ impl Frame {
     pub fn weight(&self, e: u32) -> (u32, u32) {
         let m = self.rows.len() as u32;
         let full = u32::MAX >> (32 - m); // m rows: 1 <= m <= 32
-        // Row index i <-> row rows[i]; the row sets of Even and Centre frames are mirror
-        // symmetric, so the north–south mirror reverses the m index bits.
+                                         // Row index i <-> row rows[i]; the row sets of Even and Centre frames are mirror
+                                         // symmetric, so the north–south mirror reverses the m index bits.
         let rev = |x: u32| x.reverse_bits() >> (32 - m);
         match self.rule {
             Rule::Orbit(w) => (u32::from(w), u32::from(w)),
