@@ -447,7 +447,19 @@ fn warm_up(
             .filter(|&e| f.weight(e).0 > 0)
             .min_by(|&a, &b| proxy.set(f, a).total_cmp(&proxy.set(f, b)))
         {
-            f.count_set(e, table, scratch);
+            // Its first part pair and a sixty-fourth of that join: enough to grow the
+            // buffers and warm the code. (The whole set was counted here before; the
+            // smallest set of n = 28 still joins for minutes, on every worker.)
+            let (east, west) = f.parts(e);
+            let first = |of| Part { index: 0, of };
+            f.prepare_part(e, table, scratch, first(east), first(west), true);
+            f.join_prepared(
+                scratch,
+                Sample {
+                    stride: 64,
+                    offset: 0,
+                },
+            );
         }
     }
 }
@@ -479,7 +491,10 @@ fn time_set(
         let j = f.join_prepared(scratch, sample);
         (clock.elapsed().as_secs_f64(), j)
     };
-    // The fixed part alone (no piece runs), then a pilot of about four pieces.
+    // The fixed part alone (no piece runs), then a pilot of about four pieces, four times
+    // more until the pieces' time stands out of the fixed part's (at n = 28 sorting the
+    // lists takes 0.5 s and four pieces a few milliseconds: a pilot of four measured "0",
+    // and the whole 85 s join of every sampled set was then run), or the budget is spent.
     let (fixed, j) = timed(
         scratch,
         Sample {
@@ -488,13 +503,20 @@ fn time_set(
         },
     );
     let pieces = j.pieces.max(1);
-    let (pilot, jp) = timed(
-        scratch,
-        Sample {
-            stride: (pieces / 4).max(1),
-            offset: 0,
-        },
-    );
+    let mut run = 4u64;
+    let (pilot, jp) = loop {
+        let (pilot, jp) = timed(
+            scratch,
+            Sample {
+                stride: (pieces / run).max(1),
+                offset: 0,
+            },
+        );
+        if pilot - fixed >= fixed.max(0.01) || run >= pieces || pilot >= budget {
+            break (pilot, jp);
+        }
+        run *= 4;
+    };
     let per_piece = (pilot - fixed).max(0.0) / jp.pieces_run.max(1) as f64;
     let whole = per_piece * pieces as f64;
     if whole <= budget {
