@@ -71,6 +71,7 @@ pub struct Counter<'a> {
     threads: usize,
     engine: Engine,
     memory_limit: Option<u64>,
+    config: engine::Config,
     stop: &'a std::sync::atomic::AtomicBool,
 }
 
@@ -87,6 +88,7 @@ impl<'a> Counter<'a> {
             threads: num_cpus::get().max(1),
             engine: Engine::auto(n),
             memory_limit: None,
+            config: engine::Config::default(),
             stop: &engine::NEVER,
         })
     }
@@ -103,11 +105,26 @@ impl<'a> Counter<'a> {
 
     /// Refuses a count whose unit plan and records would take more than `bytes`
     /// ([`runner::session::BYTES_PER_UNIT`] per unit): [`Error::PlanTooLarge`]. The
-    /// quadrant engine's table is built within its own limit
-    /// ([`engine::quadrant::set_table_limit`]).
+    /// quadrant engine's table is built within its own limit ([`Counter::table_limit`]).
     pub fn memory_limit(self, bytes: u64) -> Counter<'a> {
         Counter {
             memory_limit: Some(bytes),
+            ..self
+        }
+    }
+
+    /// The largest quadrant table the count may build, in bytes (default
+    /// [`engine::quadrant::DEFAULT_TABLE_LIMIT`], 1 GiB: tables up to n = 23); above it the
+    /// quadrants are searched per set (same counts, slower).
+    ///
+    /// ```
+    /// let c = nqueens::Counter::new(16)?.table_limit(0).threads(2).count()?;
+    /// assert_eq!(c.total, 14_772_512);
+    /// # Ok::<(), nqueens::Error>(())
+    /// ```
+    pub fn table_limit(self, bytes: u64) -> Counter<'a> {
+        Counter {
+            config: engine::Config { table_limit: bytes },
             ..self
         }
     }
@@ -120,6 +137,7 @@ impl<'a> Counter<'a> {
             threads: self.threads,
             engine: self.engine,
             memory_limit: self.memory_limit,
+            config: self.config,
             stop,
         }
     }
@@ -136,8 +154,14 @@ impl<'a> Counter<'a> {
             .memory_limit
             .map_or(usize::MAX, runner::session::units_within);
         let plan = UnitPlan::build(self.n, self.engine, self.stop, max_units)?;
-        let run =
-            runner::local::run_units(&plan, plan.units(), self.threads, self.stop, |_, _| {})?;
+        let run = runner::local::run_units_with(
+            &plan,
+            plan.units(),
+            self.threads,
+            &self.config,
+            self.stop,
+            |_, _| {},
+        )?;
         if run.interrupted {
             return Err(Error::Stopped);
         }

@@ -106,7 +106,7 @@ pub fn print_counts(
     let mut out = io::stdout().lock();
     let mut failed = false;
     for n in sizes.iter() {
-        let c = nqueens::count_with_engine(n, threads, engine.resolve(n, threads)?.engine)?;
+        let c = count_resolved(n, threads, engine)?;
         let term = seq.of(&c);
         writeln!(out, "{n} {term}")?;
         out.flush()?;
@@ -198,6 +198,16 @@ fn normalize(s: &str) -> Option<String> {
     })
 }
 
+/// Counts n with the engine and table limit `engine` resolves to for `threads` threads.
+fn count_resolved(n: u32, threads: usize, engine: &EngineArgs) -> anyhow::Result<nqueens::Counts> {
+    let chosen = engine.resolve(n, threads)?;
+    Ok(nqueens::Counter::new(n)?
+        .threads(threads)
+        .engine(chosen.engine)
+        .table_limit(chosen.config.table_limit)
+        .count()?)
+}
+
 /// Reads at most [`MAX_BYTES`] of `path` (`-`: stdin); a larger file is an error. A FIFO's
 /// writer is waited for as `wait` says.
 pub fn read_bounded(path: &Path, wait: Wait<'_>) -> anyhow::Result<Vec<u8>> {
@@ -283,8 +293,7 @@ pub fn verify(
             n if n > u64::from(max) || n > u64::from(MAX_N) => None,
             n => {
                 let n = n as u32;
-                let e = engine.resolve(n, threads)?.engine;
-                Some(seq.of(&nqueens::count_with_engine(n, threads, e)?))
+                Some(seq.of(&count_resolved(n, threads, engine)?))
             }
         };
         let (shown, status) = match counted {

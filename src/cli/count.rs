@@ -82,7 +82,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
         return Ok(session::stopped_early());
     };
     warn_if_long(n, threads, chosen.engine);
-    let Some(session) = session::open(plan, scope, a.checkpoint.as_deref())? else {
+    let Some(session) = session::open(plan, scope, chosen.config, a.checkpoint.as_deref())? else {
         return Ok(session::stopped_early());
     };
     let progress = Progress::new(
@@ -167,8 +167,7 @@ fn mpi_count(n: u32, a: &CountArgs) -> Outcome {
     let chosen = a.engine.resolve(n, a.threads.unwrap_or(1))?;
     super::mpi::count(
         n,
-        chosen.engine,
-        chosen.table_bytes,
+        &chosen,
         a.threads,
         a.checkpoint.as_deref(),
         a.quiet,

@@ -14,6 +14,7 @@ use clap::{Args, ValueEnum};
 use super::format::{bytes, grouped};
 use nqueens::engine::plan::Engine;
 use nqueens::engine::quadrant::{self, table::QuadrantTable};
+use nqueens::engine::Config;
 use nqueens::runner::session::{units_within, BYTES_PER_UNIT};
 use nqueens::UnitPlan;
 use std::sync::atomic::AtomicBool;
@@ -160,6 +161,8 @@ pub struct EnginePlan {
     pub limit: u64,
     /// What set the limit, as the end of "more than the 4.0 GiB ...".
     pub source: &'static str,
+    /// What the engine runs under: a table limit that admits exactly the table above.
+    pub config: Config,
 }
 
 impl EnginePlan {
@@ -172,6 +175,7 @@ impl EnginePlan {
             plan_budget: u64::MAX,
             limit: u64::MAX,
             source: "",
+            config: Config::default(),
         }
     }
 
@@ -241,7 +245,6 @@ impl EngineArgs {
         };
         let lists = if engine == Engine::Quadrant { lists } else { 0 };
         let table = table.filter(|_| engine == Engine::Quadrant);
-        quadrant::set_table_limit(table.unwrap_or(0));
         // What is left bounds the unit plan and the bookkeeping of its units, which grow
         // like n^5 (backtracking): a plan past it is refused while it is being made (see
         // `plan`), before anything else is allocated.
@@ -253,6 +256,9 @@ impl EngineArgs {
             plan_budget: left,
             limit,
             source,
+            config: Config {
+                table_limit: table.unwrap_or(0),
+            },
         })
     }
 }

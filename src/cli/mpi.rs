@@ -8,28 +8,28 @@ use std::process::ExitCode;
 use anyhow::bail;
 use mpi::traits::Communicator;
 
+use super::engine::EnginePlan;
 use super::progress::Progress;
 use super::report::{print_single, CountReport};
 use super::session;
 use super::Outcome;
-use nqueens::engine::plan::Engine;
 use nqueens::runner::mpi as dist;
 use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
-/// Runs `count n --mpi` with `engine`; each computing rank runs `threads` units at once
-/// (default 1, for one rank per core). `table_bytes` is the quadrant table rank 0's engine
-/// choice implies (0: none), reported as the table each computing rank builds; every rank
-/// resolves its own from its memory, so on unequal nodes this is rank 0's figure.
+/// Runs `count n --mpi` with the engine `chosen` resolved to; each computing rank runs
+/// `threads` units at once (default 1, for one rank per core). Its table size is reported
+/// as the table each computing rank builds; every rank resolves its own from its memory (and
+/// runs under its own `config`), so on unequal nodes this is rank 0's figure.
 pub fn count(
     n: u32,
-    engine: Engine,
-    table_bytes: u64,
+    chosen: &EnginePlan,
     threads: Option<usize>,
     checkpoint: Option<&Path>,
     quiet: bool,
     json: bool,
 ) -> Outcome {
+    let (engine, table_bytes) = (chosen.engine, chosen.table_bytes);
     let Some(universe) = mpi::initialize() else {
         bail!("MPI is already initialized");
     };
@@ -41,13 +41,19 @@ pub fn count(
         dist::work(
             &world,
             &UnitPlan::with_engine(n, engine),
+            &chosen.config,
             session::stop_flag(),
             threads.unwrap_or(1),
         );
         return Ok(ExitCode::SUCCESS);
     }
     // Scope::All chooses no units, so a stop cannot end the opening early.
-    let Some(session) = session::open(UnitPlan::with_engine(n, engine), Scope::All, checkpoint)?
+    let Some(session) = session::open(
+        UnitPlan::with_engine(n, engine),
+        Scope::All,
+        chosen.config,
+        checkpoint,
+    )?
     else {
         return Ok(session::stopped_early());
     };

@@ -283,7 +283,7 @@ pub fn timed_count(
     let plan = chosen
         .plan(n, &nqueens::engine::NEVER)?
         .expect("never stopped");
-    let counts = runner::local::count_plan(&plan, threads)?;
+    let counts = runner::local::count_plan_with(&plan, threads, &chosen.config)?;
     Ok((counts, plan, start.elapsed().as_secs_f64()))
 }
 

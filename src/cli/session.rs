@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use super::format::grouped;
+use nqueens::engine::Config;
 use nqueens::runner::fifo::{Peer, Wait};
 use nqueens::runner::session::{Run, Scope, Session};
 use nqueens::runner::shown;
@@ -82,11 +83,13 @@ pub fn fifo_wait(stop: &'static AtomicBool) -> Wait<'static> {
 pub fn open(
     plan: UnitPlan,
     scope: Scope,
+    config: Config,
     checkpoint: Option<&Path>,
 ) -> anyhow::Result<Option<Session<'static>>> {
     let Some(session) = Session::new(plan, scope, stop_flag()) else {
         return Ok(None);
     };
+    let session = session.with_config(config);
     let Some(path) = checkpoint else {
         return Ok(Some(session));
     };

@@ -14,6 +14,7 @@ use super::lanes::{count_tasks, Task};
 use super::plan::{Unit, UnitKind, UnitResult};
 use super::quadrant;
 use super::symmetric::{count_fixed180, count_fixed90};
+use super::Config;
 
 /// Runs a batch of units of the plan for `n`, returning one result per unit in order, or
 /// `None` if `stop` was raised before the batch finished (nothing of it is then reported).
@@ -27,6 +28,16 @@ use super::symmetric::{count_fixed180, count_fixed90};
 /// assert_eq!(r.len(), plan.len());
 /// ```
 pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
+    run_batch_with(n, units, &Config::default(), stop)
+}
+
+/// [`run_batch`] under the caller's `config` (the quadrant table's limit).
+pub fn run_batch_with(
+    n: usize,
+    units: &[Unit],
+    config: &Config,
+    stop: &AtomicBool,
+) -> Option<Vec<UnitResult>> {
     if stop.load(Ordering::Relaxed) {
         return None;
     }
@@ -41,7 +52,7 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
         .iter()
         .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
     {
-        true => Some(quadrant::context_until(n as u32, stop)?),
+        true => Some(quadrant::context_until(n as u32, config, stop)?),
         false => None,
     };
     let mut scratch = quadrant::Scratch::default();
@@ -67,7 +78,17 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
 
 /// Runs one unit, giving up (None) soon after `stop` becomes true.
 pub fn run_until(n: usize, unit: &Unit, stop: &AtomicBool) -> Option<UnitResult> {
-    run_batch(n, std::slice::from_ref(unit), stop).map(|r| r[0])
+    run_until_with(n, unit, &Config::default(), stop)
+}
+
+/// [`run_until`] under the caller's `config`.
+pub fn run_until_with(
+    n: usize,
+    unit: &Unit,
+    config: &Config,
+    stop: &AtomicBool,
+) -> Option<UnitResult> {
+    run_batch_with(n, std::slice::from_ref(unit), config, stop).map(|r| r[0])
 }
 
 impl Unit {

@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use crate::engine::counts::{Counts, Tally};
-use crate::engine::exec::run_batch;
+use crate::engine::exec::run_batch_with;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::Config;
 use crate::Error;
 
 /// Builds a rayon pool with exactly `threads` threads.
@@ -64,6 +65,24 @@ pub fn run_units<F>(
 where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
+    run_units_with(plan, units, threads, &Config::default(), stop, on_done)
+}
+
+/// [`run_units`] under the caller's engine `config` (the quadrant table's limit).
+///
+/// # Errors
+/// As [`pool`].
+pub fn run_units_with<F>(
+    plan: &UnitPlan,
+    units: &[Unit],
+    threads: usize,
+    config: &Config,
+    stop: &AtomicBool,
+    on_done: F,
+) -> Result<RunSummary, Error>
+where
+    F: Fn(&Unit, &UnitResult) + Sync,
+{
     let n = plan.n() as usize;
     let pool = pool(threads)?;
     let batch = batch_size(plan.n(), units.len(), threads);
@@ -77,7 +96,7 @@ where
                     s.interrupted = true;
                     return s;
                 }
-                match run_batch(n, chunk, stop) {
+                match run_batch_with(n, chunk, config, stop) {
                     Some(results) => {
                         for (u, r) in chunk.iter().zip(&results) {
                             on_done(u, r);
@@ -122,8 +141,16 @@ fn batch_size(n: u32, units: usize, threads: usize) -> usize {
 /// # Errors
 /// As [`run_units`] and [`Tally::finish`].
 pub fn count_plan(plan: &UnitPlan, threads: usize) -> Result<Counts, Error> {
+    count_plan_with(plan, threads, &Config::default())
+}
+
+/// [`count_plan`] under the caller's engine `config`.
+///
+/// # Errors
+/// As [`count_plan`].
+pub fn count_plan_with(plan: &UnitPlan, threads: usize, config: &Config) -> Result<Counts, Error> {
     let never = AtomicBool::new(false);
-    run_units(plan, plan.units(), threads, &never, |_, _| {})?
+    run_units_with(plan, plan.units(), threads, config, &never, |_, _| {})?
         .tally
         .finish(plan)
 }

@@ -24,8 +24,8 @@ use std::sync::{mpsc, Mutex};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Destination, Source};
 
-use crate::engine::exec;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::{exec, Config};
 use crate::MAX_THREADS;
 
 /// The reply that tells a worker rank to stop.
@@ -118,7 +118,13 @@ where
 /// # Panics
 /// If `threads` is 0 or above [`MAX_THREADS`] (the CLI bounds it), or rank 0 sends an id
 /// outside the plan.
-pub fn work(world: &SimpleCommunicator, plan: &UnitPlan, stop: &AtomicBool, threads: usize) {
+pub fn work(
+    world: &SimpleCommunicator,
+    plan: &UnitPlan,
+    config: &Config,
+    stop: &AtomicBool,
+    threads: usize,
+) {
     assert!(
         (1..=MAX_THREADS).contains(&threads),
         "a rank has 1 to {MAX_THREADS} threads"
@@ -141,7 +147,7 @@ pub fn work(world: &SimpleCommunicator, plan: &UnitPlan, stop: &AtomicBool, thre
                 let next = ids.lock().expect("no compute thread panics").recv();
                 let Ok(id) = next else { return };
                 let unit = plan.units()[id as usize];
-                let msg = match exec::run_until(plan.n() as usize, &unit, stop) {
+                let msg = match exec::run_until_with(plan.n() as usize, &unit, config, stop) {
                     Some(r) => [RESULT, id, r.solutions, r.nodes],
                     None => [ABANDONED, id, 0, 0],
                 };

@@ -19,6 +19,7 @@ use super::record::FileError;
 use super::shard::{self, ShardSpec};
 use crate::engine::counts::{Counts, Tally};
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::Config;
 use crate::Error;
 
 /// The part of a plan a session computes.
@@ -93,6 +94,8 @@ pub struct Session<'a> {
     torn: bool,
     stop: &'a AtomicBool,
     on_done: Option<OnDone<'a>>,
+    /// What the engines run under (the quadrant table's limit).
+    config: Config,
 }
 
 impl<'a> Session<'a> {
@@ -113,7 +116,13 @@ impl<'a> Session<'a> {
             torn: false,
             stop,
             on_done: None,
+            config: Config::default(),
         })
+    }
+
+    /// Runs the units under `config` (default: [`Config::default`]).
+    pub fn with_config(self, config: Config) -> Session<'a> {
+        Session { config, ..self }
     }
 
     /// Opens (or creates) the checkpoint at `path`, takes its lock for the whole run and
@@ -182,9 +191,11 @@ impl<'a> Session<'a> {
         let (done, todo) = self.partition();
         let resumed = self.work_of(&done);
         let (plan, stop) = (self.plan.clone(), self.stop);
+        let config = self.config;
         let recorder = self.recorder();
-        let summary =
-            super::local::run_units(&plan, &todo, threads, stop, |u, r| recorder.record(u, r));
+        let summary = super::local::run_units_with(&plan, &todo, threads, &config, stop, |u, r| {
+            recorder.record(u, r)
+        });
         let (results, error) = recorder.into_parts();
         self.results = results;
         let interrupted = summary.map_err(SessionError::Engine)?.interrupted;

@@ -72,7 +72,7 @@ pub mod join;
 pub mod table;
 pub mod units;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use half::{Half, HalfScratch, HalfStats, MaskList, Part};
@@ -80,7 +80,7 @@ use join::Joiner;
 use table::QuadrantTable;
 
 use super::symmetry::Transform;
-use super::NEVER;
+use super::{Config, NEVER};
 
 /// Smallest board the engine accepts (smaller boards are instant by backtracking).
 pub const MIN_N: u32 = 4;
@@ -640,38 +640,37 @@ const WEST_BYTES: f64 = 40.0;
 /// Most parts per side (4,096 x 1/4 GiB: far more than any set of n <= 32 needs).
 const MAX_PARTS: f64 = 4096.0;
 
-/// Default for [`set_table_limit`]: 1 GiB, which holds the tables up to n = 23 (550 MB).
+/// Default of [`Config::table_limit`]: 1 GiB, which holds the tables up to n = 23 (550 MB).
 pub const DEFAULT_TABLE_LIMIT: u64 = 1 << 30;
 
-static TABLE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_TABLE_LIMIT);
-
-/// Sets the largest quadrant table the engine may build, in bytes. Above it the engine
-/// searches the quadrants of every set E instead (same counts, slower: 2.5x at n = 16).
-/// Takes effect for contexts built afterwards.
-pub fn set_table_limit(bytes: u64) {
-    TABLE_LIMIT.store(bytes, Ordering::Relaxed);
+/// Whether the engine builds the quadrant table for n under `config`'s limit.
+pub fn uses_table(n: u32, config: &Config) -> bool {
+    table::QuadrantTable::bytes(n / 2).is_some_and(|b| b <= config.table_limit)
 }
 
-/// Whether the engine will build the quadrant table for n under the current limit.
-pub fn uses_table(n: u32) -> bool {
-    table::QuadrantTable::bytes(n / 2).is_some_and(|b| b <= TABLE_LIMIT.load(Ordering::Relaxed))
-}
-
-/// The shared context of n, built on first use (the table takes 0.1 s at n = 20, 1 s at
-/// n = 22). One context is kept: a range of counts replaces it as n changes.
+/// The shared context of n with the default [`Config`], built on first use (the table
+/// takes 0.1 s at n = 20, 1 s at n = 22).
 ///
 /// # Panics
 /// Unless `MIN_N <= n <= MAX_N`.
 pub fn context(n: u32) -> Arc<Context> {
-    context_until(n, &NEVER).expect("never stopped")
+    context_until(n, &Config::default(), &NEVER).expect("never stopped")
 }
 
-/// [`context`], giving up (None) soon after `stop` becomes true: the h = 12 table takes a
-/// minute or two to build.
-pub fn context_until(n: u32, stop: &AtomicBool) -> Option<Arc<Context>> {
+/// The shared context of n under `config`, giving up (None) soon after `stop` becomes true
+/// (the h = 12 table takes a minute or two to build).
+///
+/// One context is kept, a cache rather than configuration: it is what the last call built,
+/// and is replaced when n changes or when `config` asks for a table where it has none, or
+/// for none where it has one (a range of counts, or two counts under different limits).
+pub fn context_until(n: u32, config: &Config, stop: &AtomicBool) -> Option<Arc<Context>> {
     static CACHE: Mutex<Option<Arc<Context>>> = Mutex::new(None);
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(c) = cache.as_ref().filter(|c| c.n == n) {
+    let with_table = uses_table(n, config);
+    if let Some(c) = cache
+        .as_ref()
+        .filter(|c| c.n == n && c.table.is_some() == with_table)
+    {
         return Some(Arc::clone(c));
     }
     *cache = None; // free the old table before building the new one
@@ -681,7 +680,7 @@ pub fn context_until(n: u32, stop: &AtomicBool) -> Option<Arc<Context>> {
         .iter()
         .map(|f| units::prefix_rows(n, f.rows.len() as u32))
         .collect();
-    let table = match uses_table(n) {
+    let table = match with_table {
         true => Some(QuadrantTable::build_until(n / 2, stop)?),
         false => None,
     };
