@@ -104,7 +104,7 @@ impl<'a> Counter<'a> {
     }
 
     /// Refuses a count whose unit plan and records would take more than `bytes`
-    /// ([`runner::session::BYTES_PER_UNIT`] per unit): [`Error::PlanTooLarge`]. The
+    /// ([`runner::local::BYTES_PER_UNIT`] per unit): [`Error::PlanTooLarge`]. The
     /// quadrant engine's table is built within its own limit ([`Counter::table_limit`]).
     pub fn memory_limit(self, bytes: u64) -> Counter<'a> {
         Counter {
@@ -152,7 +152,7 @@ impl<'a> Counter<'a> {
     pub fn count(&self) -> Result<Counts, Error> {
         let max_units = self
             .memory_limit
-            .map_or(usize::MAX, runner::session::units_within);
+            .map_or(usize::MAX, runner::local::units_within);
         let plan = UnitPlan::build(self.n, self.engine, self.stop, max_units)?;
         let run = runner::local::run_units_with(
             &plan,
