@@ -33,7 +33,7 @@
 //! A build whose own target already has the features (`RUSTFLAGS="-C target-cpu=native"` on
 //! a recent CPU) has nothing to choose: [`BUILT_V3`] is true, the branch is removed at
 //! compile time and every function is the build's own code. Other architectures (aarch64)
-//! compile only the bodies: neither the twins nor [`v3`] exist there.
+//! compile only the bodies: neither the twins nor `v3()` exist there.
 //!
 //! The engine reads no environment: [`current`] is the best this CPU runs, unless the
 //! caller chose with [`set`] (the command line turns its environment variable for this,
