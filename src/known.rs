@@ -2,7 +2,9 @@
 //! orbit breakdown), the single source of truth for `verify`, the tests and the benches.
 //!
 //! Source: OEIS A000170 (total), A002562 (unique), A032522 (90° symmetric, as orbits of 2),
-//! A032521/A071607 for the 180° classes; table transcribed from the project's DESIGN.md.
+//! A032521/A071607 for the 180° classes; table transcribed from the team's design notes
+//! (kept outside this repository); the tests count the smaller sizes with both engines
+//! against it.
 //! Q(27) is the Preußer–Engelhardt FPGA result (2016). Q(28) is unknown.
 
 /// One row of the known table.

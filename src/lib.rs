@@ -25,8 +25,11 @@
 //! checks Burnside's identities when it finishes (see `examples/distribute.rs`).
 //!
 //! Layers: [`engine`] (pure computation: kernels, symmetry, unit plans, the reference
-//! solver), [`runner`] (drives a unit plan on threads), and the `nqueens` binary on top.
+//! solver), [`runner`] (drives a unit plan on threads), and the `nqueens` binary on top;
+//! [`architecture`] is the map of the whole.
 
+#[doc = include_str!("architecture.md")]
+pub mod architecture {}
 pub mod engine;
 mod error;
 pub mod known;

@@ -40,7 +40,7 @@ fn assert_matches_table(n: u32) {
             (k.orbits8, k.orbits4, k.orbits2),
             "n = {n}"
         );
-        // Burnside's lemma, as DESIGN.md states it (for n = 1 the reflections fix the
+        // Burnside's lemma, as `engine::counts` applies it (for n = 1 the reflections fix the
         // lone queen too, so the lemma has more terms).
         assert_eq!(
             c.total + 2 * c.fixed90 + c.fixed180,

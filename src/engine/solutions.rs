@@ -7,7 +7,7 @@
 //! that stops at each solution, hands it out, and resumes where it left off on the next call.
 //! Memory is O(n) whatever the number of solutions (n = 16 has 14,772,512 of them).
 //!
-//! Sources: the bit-board search of DESIGN.md (columns tried lowest first, so solutions come
+//! Sources: the classic bit-board search (columns tried lowest first, so solutions come
 //! out in lexicographic order of `perm[row] = col`); the symmetry bounds on the first queen
 //! are the "corner distance" argument behind Takaken's method, written out in
 //! [`Solutions::unique`].

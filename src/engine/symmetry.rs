@@ -4,7 +4,8 @@
 //! A solution is a permutation `p` with the queen of row `r` in column `p[r]`. Every
 //! transform maps a solution to a solution, so the 8 images form its orbit; the orbit's
 //! canonical representative is the lexicographically smallest image. Burnside's lemma
-//! (DESIGN.md) turns counts of fixed solutions into the number of orbits.
+//! (in the form `engine::counts` checks) turns counts of fixed solutions into the number of
+//! orbits.
 
 /// One of the 8 symmetries of an n×n board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
