@@ -223,9 +223,10 @@ impl Frame {
     /// that avoid both long diagonals. (0, 0) when E is not counted.
     pub fn weight(&self, e: u32) -> (u32, u32) {
         let m = self.rows.len() as u32;
-        let full = u32::MAX >> (32 - m); // m rows: 1 <= m <= 32
-                                         // Row index i <-> row rows[i]; the row sets of Even and Centre frames are mirror
-                                         // symmetric, so the north–south mirror reverses the m index bits.
+        // m rows, 1 <= m <= 32 (a shift of 1 by 32 would overflow at n = 32).
+        let full = u32::MAX >> (32 - m);
+        // Row index i <-> row rows[i]; the row sets of Even and Centre frames are mirror
+        // symmetric, so the north–south mirror reverses the m index bits.
         let rev = |x: u32| x.reverse_bits() >> (32 - m);
         match self.rule {
             Rule::Orbit(w) => (u32::from(w), u32::from(w)),
