@@ -31,7 +31,6 @@
 #[doc = include_str!("architecture.md")]
 pub mod architecture {}
 pub mod engine;
-mod error;
 pub mod known;
 pub mod runner;
 
@@ -41,10 +40,7 @@ pub use engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
 pub use engine::reference;
 pub use engine::solutions::{is_solution, Solutions, Step, Steps};
 pub use engine::symmetry::{canonical, orbit_size, Transform};
-pub use error::Error;
-
-/// The largest board size the library accepts.
-pub const MAX_N: u32 = 64;
+pub use engine::{check_n, Error, MAX_N};
 
 /// The most worker threads a count accepts. Far above the logical cores of any single
 /// machine. Without a cap, rayon silently runs at most 65,535 threads whatever was asked,
@@ -127,7 +123,27 @@ impl<'a> Counter<'a> {
     /// ```
     pub fn table_limit(self, bytes: u64) -> Counter<'a> {
         Counter {
-            config: engine::Config { table_limit: bytes },
+            config: engine::Config {
+                table_limit: bytes,
+                ..self.config
+            },
+            ..self
+        }
+    }
+
+    /// The instruction set of the hot loops (default [`engine::Isa::best`], the best this
+    /// CPU runs; one it cannot run falls back to the baseline). The counts are the same
+    /// with any: this is for measuring one against the other.
+    ///
+    /// ```
+    /// use nqueens::engine::Isa;
+    /// let c = nqueens::Counter::new(12)?.instruction_set(Isa::Baseline).count()?;
+    /// assert_eq!(c.total, 14_200);
+    /// # Ok::<(), nqueens::Error>(())
+    /// ```
+    pub fn instruction_set(self, isa: engine::Isa) -> Counter<'a> {
+        Counter {
+            config: engine::Config { isa, ..self.config },
             ..self
         }
     }
@@ -169,18 +185,6 @@ impl<'a> Counter<'a> {
             return Err(Error::Stopped);
         }
         run.tally.finish(&plan)
-    }
-}
-
-/// Checks that `n` is a supported board size.
-///
-/// # Errors
-/// [`Error::BoardSize`] unless `1 <= n <= 64`.
-pub fn check_n(n: u64) -> Result<u32, Error> {
-    if (1..=u64::from(MAX_N)).contains(&n) {
-        Ok(n as u32)
-    } else {
-        Err(Error::BoardSize { n, max: MAX_N })
     }
 }
 

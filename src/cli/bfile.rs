@@ -205,6 +205,7 @@ fn count_resolved(n: u32, threads: usize, engine: &EngineArgs) -> anyhow::Result
         .threads(threads)
         .engine(chosen.engine)
         .table_limit(chosen.config.table_limit)
+        .instruction_set(chosen.config.isa)
         .count()?)
 }
 

@@ -175,7 +175,7 @@ impl EnginePlan {
             plan_budget: u64::MAX,
             limit: u64::MAX,
             source: "",
-            config: Config::default(),
+            config: super::kernel::config(),
         }
     }
 
@@ -258,6 +258,7 @@ impl EngineArgs {
             source,
             config: Config {
                 table_limit: table.unwrap_or(0),
+                ..super::kernel::config()
             },
         })
     }

@@ -231,7 +231,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
                 .enumerate()
                 .map_init(
                     || {
-                        let mut scratch = Scratch::default();
+                        let mut scratch = Scratch::new(resolved.config.isa);
                         warm_up(a.n, &plan, &costs, &frames, table.as_ref(), &mut scratch);
                         scratch
                     },
@@ -380,7 +380,13 @@ fn time_unit(
 ) -> f64 {
     let UnitKind::Quadrant { frame, prefix } = unit.kind else {
         let t = Instant::now();
-        let _ = unit.run(n as usize);
+        // A backtracking unit runs whole, with the instruction set the environment asks for.
+        let _ = nqueens::engine::exec::run_until_with(
+            n as usize,
+            unit,
+            &super::kernel::config(),
+            &nqueens::engine::NEVER,
+        );
         return t.elapsed().as_secs_f64();
     };
     let f = &frames[frame as usize];

@@ -6,7 +6,8 @@
 //! are the same). Anything else is refused, so that a typo does not silently measure the
 //! wrong code.
 
-use nqueens::engine::isa::{self, Isa};
+use nqueens::engine::isa::{Isa, BUILT_V3};
+use nqueens::engine::Config;
 
 use super::args::shown;
 
@@ -18,24 +19,18 @@ fn asks_baseline() -> bool {
     std::env::var_os(ENV).is_some_and(|v| v == "baseline")
 }
 
-/// Applies `NQUEENS_KERNEL` to the engine, once at start-up.
+/// Checks `NQUEENS_KERNEL` once at start-up (and warns where it can have no effect).
 ///
 /// # Errors
 /// A value other than `auto` or `baseline`, in one line.
-pub fn apply_env() -> anyhow::Result<()> {
+pub fn check_env() -> anyhow::Result<()> {
     match std::env::var_os(ENV) {
         None => {}
         Some(v) if v == "auto" => {}
-        Some(v) if v == "baseline" => {
-            if isa::BUILT_V3 {
-                eprintln!(
-                    "warning: {ENV}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code"
-                );
-            } else {
-                // Always possible in a build that is not v3 throughout.
-                isa::set(Isa::Baseline);
-            }
-        }
+        Some(v) if v == "baseline" && BUILT_V3 => eprintln!(
+            "warning: {ENV}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code"
+        ),
+        Some(v) if v == "baseline" => {}
         Some(v) => anyhow::bail!(
             "{ENV} must be 'auto' or 'baseline', not '{}'",
             shown(&v.to_string_lossy())
@@ -44,12 +39,26 @@ pub fn apply_env() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The instruction set the environment asks for ([`check_env`] has refused anything else).
+pub fn isa() -> Isa {
+    if asks_baseline() {
+        Isa::Baseline
+    } else {
+        Isa::best()
+    }
+}
+
+/// The engine configuration of a run with no memory limit: the default table limit and
+/// the instruction set of [`isa`].
+pub fn config() -> Config {
+    Config {
+        isa: isa(),
+        ..Config::default()
+    }
+}
+
 /// The instruction set the hot loops run with and how it was chosen, as reports say it:
 /// "x86-64-v3 (chosen at run time)", "baseline (NQUEENS_KERNEL=baseline)", ...
 pub fn describe() -> String {
-    if asks_baseline() {
-        isa::describe_set_by("NQUEENS_KERNEL=baseline")
-    } else {
-        isa::describe()
-    }
+    isa().describe("NQUEENS_KERNEL=baseline")
 }

@@ -57,7 +57,8 @@ pub fn run(a: &MergeArgs) -> Outcome {
         });
         let sample = shard::recheck_sample(&files, percent, seed);
         let threads = a.threads.unwrap_or_else(default_threads);
-        let k = shard::recheck(&plan, &files, &sample, threads).map_err(anyhow::Error::msg)?;
+        let k = shard::recheck(&plan, &files, &sample, threads, &super::kernel::config())
+            .map_err(anyhow::Error::msg)?;
         eprintln!("nqueens: rechecked {k} units (--recheck {percent} --seed {seed}): all match");
     }
     let counts = tally.finish(&plan)?;

@@ -107,7 +107,7 @@ pub type Outcome = anyhow::Result<ExitCode>;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Outcome {
-    kernel::apply_env()?;
+    kernel::check_env()?;
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),

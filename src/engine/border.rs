@@ -17,9 +17,8 @@
 //! 3 (of (5,7)): 0b0110_0000 = columns 5 and 6.
 
 use super::board::{columns, row_mask};
-use super::plan::UnitKind;
 use super::symmetry::Transform;
-use crate::Error;
+use super::Error;
 
 /// The precomputed shape of one constellation's inner search.
 #[derive(Clone, Debug)]
@@ -211,6 +210,11 @@ impl Border {
     }
 }
 
+/// One border unit: its border, the column of the first searched row's queen (None when
+/// no row is left to search), and the border's orbit size. The plan makes it a
+/// `UnitKind::Border` (this module does not know the plan's types: the plan uses it).
+pub type BorderUnit = (Border, Option<u8>, u8);
+
 /// The border units of the plan for `n`, in plan order: canonical borders in ascending
 /// `(top, bottom, left, right)` and, within a border, one unit per queen of the first
 /// searched row, by column (a border with no free cell there has no completion and no unit;
@@ -218,7 +222,7 @@ impl Border {
 pub fn border_units(
     n: usize,
     stopped: impl Fn() -> bool,
-    push: &mut impl FnMut(UnitKind) -> Result<(), Error>,
+    push: &mut impl FnMut(BorderUnit) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut result = Ok(());
     canonical_borders(n, &stopped, &mut |border| {
@@ -230,13 +234,9 @@ pub fn border_units(
         let board = border.search_board(n);
         let units = (board.rows() == 0).then_some(None).into_iter();
         let firsts = columns(board.first_choices()).map(|c| Some(c as u8));
-        result = units.chain(firsts).try_for_each(|first| {
-            push(UnitKind::Border {
-                border,
-                first,
-                weight,
-            })
-        });
+        result = units
+            .chain(firsts)
+            .try_for_each(|first| push((border, first, weight)));
         result.is_ok()
     });
     result?;

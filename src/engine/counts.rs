@@ -2,7 +2,7 @@
 //! consistency checks.
 
 use super::plan::{Sum, UnitKind, UnitPlan, UnitResult};
-use crate::Error;
+use super::Error;
 
 /// The exact counts for one board size (serialized with these field names, numbers as
 /// numbers).

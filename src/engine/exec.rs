@@ -14,7 +14,7 @@ use super::lanes::{count_tasks, Task};
 use super::plan::{Unit, UnitKind, UnitResult};
 use super::quadrant;
 use super::symmetric::{count_fixed180, count_fixed90};
-use super::Config;
+use super::{Config, Isa};
 
 /// Runs a batch of units of the plan for `n`, returning one result per unit in order, or
 /// `None` if `stop` was raised before the batch finished (nothing of it is then reported).
@@ -31,7 +31,8 @@ pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<Unit
     run_batch_with(n, units, &Config::default(), stop)
 }
 
-/// [`run_batch`] under the caller's `config` (the quadrant table's limit).
+/// [`run_batch`] under the caller's `config` (the quadrant table's limit, the instruction
+/// set).
 pub fn run_batch_with(
     n: usize,
     units: &[Unit],
@@ -47,7 +48,7 @@ pub fn run_batch_with(
             borders.push(n, border, first);
         }
     }
-    let mut border_results = borders.run(stop)?.into_iter();
+    let mut border_results = borders.run(config.isa, stop)?.into_iter();
     let quadrant = match units
         .iter()
         .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
@@ -55,7 +56,7 @@ pub fn run_batch_with(
         true => Some(quadrant::context_until(n as u32, config, stop)?),
         false => None,
     };
-    let mut scratch = quadrant::Scratch::default();
+    let mut scratch = quadrant::Scratch::new(config.isa);
     let solo = |(solutions, nodes): (u64, u64)| {
         (!stop.load(Ordering::Relaxed)).then_some(UnitResult { solutions, nodes })
     };
@@ -118,13 +119,13 @@ impl BorderBatch {
         self.firsts.push((self.boards.len() - 1, mask));
     }
 
-    fn run(&self, stop: &AtomicBool) -> Option<Vec<UnitResult>> {
+    fn run(&self, isa: Isa, stop: &AtomicBool) -> Option<Vec<UnitResult>> {
         let tasks: Vec<Task> = self
             .firsts
             .iter()
             .map(|&(b, first)| (&self.boards[b].1, first))
             .collect();
-        let found = count_tasks(&tasks, stop)?;
+        let found = count_tasks(&tasks, isa, stop)?;
         Some(
             found
                 .into_iter()

@@ -12,7 +12,7 @@
 //! are compiled twice, and each call picks one:
 //!
 //! ```text
-//! fn join(..)        { if isa::v3() { unsafe { join_v3(..) } } else { join_body(..) } }
+//! fn join(..)        { if self.isa.runs_v3_twin() { unsafe { join_v3(..) } } else { join_body(..) } }
 //! isa::v3_fn! {     // #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 //!   fn join_v3(..)   { join_body(..) }   // the body, compiled again with those features
 //! }
@@ -21,9 +21,9 @@
 //! ```
 //!
 //! A function compiled with more features may only run on a CPU that has them, so calling
-//! `join_v3` is `unsafe`; `v3()` is true only after `is_x86_feature_detected!` said yes to
-//! each feature (checked once, then one relaxed atomic load per call; the leaves are called
-//! once per set E or per batch, not per pair). Those calls are the crate's only `unsafe`.
+//! `join_v3` is `unsafe`; `runs_v3_twin()` is true only after `is_x86_feature_detected!` said
+//! yes to each feature (std caches the answer: a few atomic loads per call; the leaves are
+//! called once per set E or per batch, not per pair). Those calls are the crate's only `unsafe`.
 //!
 //! Why leaves and not one wrapper around a whole unit: only code *inlined* into a
 //! `#[target_feature]` function is compiled with its features; a callee left out of line
@@ -33,18 +33,18 @@
 //! A build whose own target already has the features (`RUSTFLAGS="-C target-cpu=native"` on
 //! a recent CPU) has nothing to choose: [`BUILT_V3`] is true, the branch is removed at
 //! compile time and every function is the build's own code. Other architectures (aarch64)
-//! compile only the bodies: neither the twins nor `v3()` exist there.
+//! compile only the bodies: neither the twins nor `runs_v3_twin()` exist there.
 //!
-//! The engine reads no environment: [`current`] is the best this CPU runs, unless the
-//! caller chose with [`set`] (the command line turns its environment variable for this,
-//! see `cli::kernel`, into `set(Isa::Baseline)`, to measure one against the other in one
-//! binary; the counts are the same either way).
+//! The choice is configuration, not process state: [`Config::isa`](super::Config::isa)
+//! (default [`Isa::best`], the best this CPU runs) travels with every run down to the
+//! leaves, which keep it in their scratch (the joiner, the half searches' buffers) or take
+//! it as an argument (the lanes). The engine reads no environment: the command line turns
+//! its environment variable for this (see `cli::kernel`) into `Isa::Baseline`, to measure
+//! one against the other in one binary; the counts are the same either way.
 //!
 //! Not dispatched: the quadrant search without a table (`Half::place`, recursive, so it
 //! cannot be inlined into a twin; used from n = 24, where the table would pass 550 MB), and
 //! the per-join set-up (`key_bits`, `bucket_sort`: one pass over the lists per set E).
-
-use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The instruction set of the hot loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,60 +94,66 @@ impl Isa {
     }
 }
 
-/// The hot loops' instruction set: 0 until [`current`] decides, then 1 + the choice.
-static CHOSEN: AtomicU8 = AtomicU8::new(0);
-
-/// The instruction set the hot loops run with in this process, and how it was chosen:
-/// "x86-64-v3 (chosen at run time)", "baseline (set by the program)", ...
-pub fn describe() -> String {
-    describe_set_by("set by the program")
-}
-
-/// [`describe`], naming `how` a baseline that [`set`] chose (e.g. the environment variable
-/// the caller read).
-pub fn describe_set_by(how: &str) -> String {
-    let isa = current();
-    let how = if BUILT_V3 {
-        "the build's target"
-    } else if !cfg!(target_arch = "x86_64") {
-        "no other on this architecture"
-    } else if isa == Isa::Baseline && Isa::X86_64V3.supported() {
-        how
-    } else {
-        "chosen at run time"
-    };
-    format!("{} ({how})", isa.name())
-}
-
-/// The instruction set the hot loops run with in this process.
-pub fn current() -> Isa {
-    match CHOSEN.load(Ordering::Relaxed) {
-        1 => Isa::Baseline,
-        2 => Isa::X86_64V3,
-        _ => {
-            let isa = if BUILT_V3 || Isa::X86_64V3.supported() {
-                Isa::X86_64V3
-            } else {
-                Isa::Baseline
-            };
-            // A `set` that ran meanwhile wins: it was asked for explicitly.
-            match CHOSEN.compare_exchange(0, 1 + isa as u8, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => isa,
-                Err(_) => current(),
-            }
+impl Isa {
+    /// The best instruction set this CPU runs with this build: x86-64-v3 where the CPU has
+    /// its features (or the build's own target has them), else the baseline. The default of
+    /// [`Config::isa`](super::Config::isa).
+    pub fn best() -> Isa {
+        if BUILT_V3 || Isa::X86_64V3.supported() {
+            Isa::X86_64V3
+        } else {
+            Isa::Baseline
         }
     }
+
+    /// The instruction set the hot loops really run with when `self` is asked for: a
+    /// [`BUILT_V3`] build has no baseline code (so always v3), and a CPU without the v3
+    /// features runs the baseline whatever was asked.
+    pub fn effective(self) -> Isa {
+        if BUILT_V3 || (self == Isa::X86_64V3 && Isa::X86_64V3.supported()) {
+            Isa::X86_64V3
+        } else {
+            Isa::Baseline
+        }
+    }
+
+    /// What the hot loops run with when `self` is asked for, and how that came about:
+    /// "x86-64-v3 (chosen at run time)", or for a baseline the caller chose where v3 was
+    /// possible, "baseline (`how`)" (e.g. the environment variable the caller read).
+    pub fn describe(self, how: &str) -> String {
+        let isa = self.effective();
+        let how = if BUILT_V3 {
+            "the build's target"
+        } else if !cfg!(target_arch = "x86_64") {
+            "no other on this architecture"
+        } else if isa == Isa::Baseline && Isa::X86_64V3.supported() {
+            how
+        } else {
+            "chosen at run time"
+        };
+        format!("{} ({how})", isa.name())
+    }
+
+    /// Whether a leaf run with `self` should call its `_v3` twin: the twin is not the
+    /// build's own code already, v3 was asked for, and this CPU has its features. Only true
+    /// when [`Isa::supported`] said so, whatever value the caller built, which is what makes
+    /// the `unsafe` calls at the leaves sound. (The check is a few cached atomic loads; the
+    /// leaves call it once per set E or per batch, not per pair.)
+    ///
+    /// x86-64 only, like the twins and the leaves' calls of it: elsewhere it would be dead
+    /// code (the "function is never used" warning of `cargo check --target aarch64-...`).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn runs_v3_twin(self) -> bool {
+        !BUILT_V3 && self == Isa::X86_64V3 && Isa::X86_64V3.supported()
+    }
 }
 
-/// Makes the hot loops run with `isa` from now on (the counts are the same; for tests that
-/// run both). Returns false, and changes nothing, if this CPU cannot run it or the build
-/// cannot leave it (a [`BUILT_V3`] build has no baseline code).
-pub fn set(isa: Isa) -> bool {
-    if !isa.supported() || (BUILT_V3 && isa == Isa::Baseline) {
-        return false;
+impl Default for Isa {
+    /// [`Isa::best`].
+    fn default() -> Isa {
+        Isa::best()
     }
-    CHOSEN.store(1 + isa as u8, Ordering::Relaxed);
-    true
 }
 
 /// Defines a leaf's `_v3` twin: the item given, compiled (on x86-64 only) with the
@@ -163,53 +169,57 @@ macro_rules! v3_fn {
 }
 pub(crate) use v3_fn;
 
-/// Whether a leaf should call its `_v3` twin: the twin is not the build's own code already,
-/// and this CPU has its features. Only true when [`Isa::supported`] said so, which is what
-/// makes the `unsafe` calls at the leaves sound.
-///
-/// x86-64 only, like the twins and the leaves' calls of it: elsewhere it would be dead code
-/// (the "function `v3` is never used" warning of `cargo check --target aarch64-...`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn v3() -> bool {
-    !BUILT_V3 && current() == Isa::X86_64V3
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Config;
 
     #[test]
-    fn the_chosen_isa_is_supported_and_baseline_always_is() {
-        assert!(current().supported());
+    fn the_best_isa_is_supported_and_baseline_always_is() {
+        assert!(Isa::best().supported());
         assert!(Isa::Baseline.supported());
+        assert_eq!(Isa::default(), Isa::best());
+        assert_eq!(Config::default().isa, Isa::best());
         if BUILT_V3 {
             assert!(Isa::X86_64V3.supported(), "a v3 build runs on a v3 CPU");
-            assert!(!set(Isa::Baseline), "a v3 build has no baseline code");
+            assert_eq!(
+                Isa::Baseline.effective(),
+                Isa::X86_64V3,
+                "a v3 build has no baseline code"
+            );
             #[cfg(target_arch = "x86_64")]
-            assert!(!v3(), "nothing to dispatch in a v3 build");
+            assert!(
+                !Isa::X86_64V3.runs_v3_twin(),
+                "nothing to dispatch in a v3 build"
+            );
+        } else {
+            assert_eq!(Isa::Baseline.effective(), Isa::Baseline);
         }
         #[cfg(not(target_arch = "x86_64"))]
         assert!(!Isa::X86_64V3.supported());
-        assert!(describe().starts_with(current().name()));
+        assert!(Isa::best().describe("X").starts_with(Isa::best().name()));
+        // Asked for v3 where the CPU cannot: the baseline runs, and the twins are not called.
+        if !Isa::X86_64V3.supported() {
+            assert_eq!(Isa::X86_64V3.effective(), Isa::Baseline);
+        }
     }
 
     /// The three leaves against their oracles, once per instruction set this CPU runs (in
     /// the default `cargo test`, not only in a portable build's script): the join against
     /// the pair loop, the half patterns from the table against the quadrant search, and the
-    /// backtracking lanes against the known totals. This is the only test that calls
-    /// [`set`], so while it runs no other test changes the choice under it (other tests
-    /// read it, and get the same counts either way).
+    /// backtracking lanes against the known totals. Each run gets its instruction set
+    /// explicitly, so tests running alongside are not affected.
     #[test]
     fn every_instruction_set_agrees_with_the_oracles() {
-        use crate::engine::plan::Engine;
+        use crate::engine::counts::Tally;
+        use crate::engine::plan::{Engine, UnitPlan};
         use crate::engine::quadrant::{self, join, table::QuadrantTable};
-        let before = current();
+        use crate::engine::{exec, NEVER};
         let isas: Vec<Isa> = [Isa::Baseline, Isa::X86_64V3]
             .into_iter()
             .filter(|&i| i.supported() && !(BUILT_V3 && i == Isa::Baseline))
             .collect();
-        assert!(isas.contains(&before));
+        assert!(isas.contains(&Isa::best()));
         // Sparse pseudo-random masks (xorshift, ANDed to a density of about 1/8).
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let mut next = move || {
@@ -228,34 +238,40 @@ mod tests {
         }
         let tables: Vec<QuadrantTable> = (4..=6).map(QuadrantTable::build).collect();
         for &isa in &isas {
-            assert!(set(isa));
-            assert_eq!(current(), isa);
+            assert_eq!(isa.effective(), isa);
             // The leaves call their twin exactly when the choice is v3 and the build is not.
             #[cfg(target_arch = "x86_64")]
-            assert_eq!(v3(), isa == Isa::X86_64V3 && !BUILT_V3);
-            if isa == Isa::Baseline {
-                assert!(describe().starts_with("baseline ("), "{}", describe());
-                assert!(describe_set_by("X").ends_with("(X)") || !Isa::X86_64V3.supported());
+            assert_eq!(isa.runs_v3_twin(), isa == Isa::X86_64V3 && !BUILT_V3);
+            if isa == Isa::Baseline && Isa::X86_64V3.supported() {
+                assert_eq!(isa.describe("X"), "baseline (X)");
             }
             for (e, w, bits) in &lists {
-                let got = join::Joiner::default().join(e, w, *bits).pairs;
+                let got = join::Joiner::new(isa).join(e, w, *bits).pairs;
                 assert_eq!(got, join::join_naive(e, w), "{}: join", isa.name());
             }
+            let config = Config {
+                isa,
+                ..Config::default()
+            };
             for n in 8..=13u32 {
                 let t = &tables[(n / 2 - 4) as usize];
                 let want = crate::known::lookup(n).unwrap().total;
                 assert_eq!(
-                    quadrant::count_total(n, Some(t)),
+                    quadrant::count_total(n, Some(t), isa),
                     want,
                     "{}: n = {n}",
                     isa.name()
                 );
-                let lanes = crate::count_with_engine(n, 1, Engine::Backtrack)
-                    .unwrap()
-                    .total;
+                let plan = UnitPlan::with_engine(n, Engine::Backtrack);
+                let results = exec::run_batch_with(n as usize, plan.units(), &config, &NEVER)
+                    .expect("never stopped");
+                let mut tally = Tally::default();
+                for (u, r) in plan.units().iter().zip(&results) {
+                    tally.add(&u.kind, r);
+                }
+                let lanes = tally.finish(&plan).unwrap().total;
                 assert_eq!(lanes, want, "{}: backtracking n = {n}", isa.name());
             }
         }
-        assert!(set(before));
     }
 }

@@ -45,7 +45,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::board::bits;
 use super::border::InnerBoard;
-use super::isa;
+use super::isa::{self, Isa};
 
 /// Searches advanced together. Four keeps the chains of a Skylake-class core busy; more
 /// lanes gain nothing measurable and cost cache space.
@@ -173,13 +173,13 @@ impl Lane {
 /// One task: a board, and the cells its first searched row may use (one bit per unit).
 pub type Task<'a> = (&'a InnerBoard, u64);
 
-/// Counts the completions of every task; returns `(solutions, nodes)` per task, or `None`
-/// if `stop` was raised first.
-pub fn count_tasks(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
+/// Counts the completions of every task with the lanes compiled for `isa`; returns
+/// `(solutions, nodes)` per task, or `None` if `stop` was raised first.
+pub fn count_tasks(tasks: &[Task], isa: Isa, stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
     #[cfg(target_arch = "x86_64")]
-    if isa::v3() {
-        // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every feature
-        // count_tasks_v3 is compiled with.
+    if isa.runs_v3_twin() {
+        // SAFETY: runs_v3_twin() is true only where is_x86_feature_detected! found every
+        // feature count_tasks_v3 is compiled with.
         #[allow(unsafe_code)]
         return unsafe { count_tasks_v3(tasks, stop) };
     }
@@ -325,7 +325,7 @@ mod tests {
             for batch in [1, 3, 64] {
                 let fast: Vec<(u64, u64)> = tasks
                     .chunks(batch)
-                    .flat_map(|c| count_tasks(c, &never).unwrap())
+                    .flat_map(|c| count_tasks(c, Isa::best(), &never).unwrap())
                     .collect();
                 assert_eq!(fast, plain, "n = {n}, batch {batch}");
             }
@@ -349,6 +349,6 @@ mod tests {
     fn raised_stop_gives_none() {
         let boards = border_boards(10);
         let tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
-        assert!(count_tasks(&tasks, &AtomicBool::new(true)).is_none());
+        assert!(count_tasks(&tasks, Isa::best(), &AtomicBool::new(true)).is_none());
     }
 }

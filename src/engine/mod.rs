@@ -7,6 +7,7 @@ pub mod construct;
 pub mod cost;
 pub mod counts;
 pub mod digest;
+mod error;
 pub mod exec;
 pub mod isa;
 pub mod kernel;
@@ -20,21 +21,46 @@ pub mod symmetry;
 
 use std::sync::atomic::AtomicBool;
 
+pub use error::Error;
+pub use isa::Isa;
+
+/// The largest board size the library accepts (the backtracking engine's bit boards are
+/// u64; the quadrant engine stops at [`quadrant::MAX_N`]).
+pub const MAX_N: u32 = 64;
+
+/// Checks that `n` is a supported board size.
+///
+/// # Errors
+/// [`Error::BoardSize`] unless `1 <= n <= 64`.
+pub fn check_n(n: u64) -> Result<u32, Error> {
+    if (1..=u64::from(MAX_N)).contains(&n) {
+        Ok(n as u32)
+    } else {
+        Err(Error::BoardSize { n, max: MAX_N })
+    }
+}
+
 /// What the caller decides for the engines' runs, passed down explicitly rather than held in
-/// process-wide state: today the largest quadrant table the quadrant engine may build. (The
-/// command line makes it from `--max-memory`; the library's counts use the default.)
+/// process-wide state: the largest quadrant table the quadrant engine may build and the
+/// instruction set of the hot loops. (The command line makes it from `--max-memory` and
+/// `NQUEENS_KERNEL`; the library's counts use the default, or `Counter::table_limit`.)
+/// Neither changes a count, a unit or a shard: only how fast and in how much memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Bytes the quadrant table may take; above it the quadrants of every set E are
     /// searched instead (same counts, slower: 2.5x at n = 16). Default
     /// [`quadrant::DEFAULT_TABLE_LIMIT`].
     pub table_limit: u64,
+    /// The instruction set of the hot loops (see [`isa`]). Default [`Isa::best`]; a value
+    /// this CPU cannot run falls back to the baseline ([`Isa::effective`]).
+    pub isa: Isa,
 }
 
 impl Default for Config {
     fn default() -> Config {
         Config {
             table_limit: quadrant::DEFAULT_TABLE_LIMIT,
+            isa: Isa::best(),
         }
     }
 }

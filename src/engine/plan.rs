@@ -40,8 +40,8 @@ use super::digest::{fnv1a64_more, FNV_OFFSET};
 use super::symmetry::Transform;
 
 use super::quadrant;
+use super::Error;
 use super::NEVER;
-use crate::Error;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Version of the backtracking engine's splitting rule. Bump it whenever units, their order
@@ -88,7 +88,7 @@ impl Engine {
     /// The smallest and largest n the engine counts.
     pub fn range(self) -> (u32, u32) {
         match self {
-            Engine::Backtrack => (1, crate::MAX_N),
+            Engine::Backtrack => (1, super::MAX_N),
             Engine::Quadrant => (quadrant::MIN_N, quadrant::MAX_N),
         }
     }
@@ -323,7 +323,15 @@ impl UnitPlan {
         };
         let stopped = || stop.load(Ordering::Relaxed);
         match engine {
-            Engine::Backtrack => border_units(n as usize, stopped, &mut push)?,
+            Engine::Backtrack => {
+                border_units(n as usize, stopped, &mut |(border, first, weight)| {
+                    push(UnitKind::Border {
+                        border,
+                        first,
+                        weight,
+                    })
+                })?
+            }
             Engine::Quadrant => {
                 for (i, f) in quadrant::Frame::all(n).iter().enumerate() {
                     if stopped() {

@@ -13,7 +13,7 @@
 //! [`Solutions::unique`].
 
 use super::symmetry::Transform;
-use crate::Error;
+use super::Error;
 
 /// The state of one row of the search: what the queens above it attack, and which of its
 /// safe columns are still to try. Small and `Copy`, so the hot loop keeps the current row's
@@ -153,7 +153,7 @@ impl Solutions {
     /// # Errors
     /// [`Error::BoardSize`] unless `1 <= n <= 64`.
     pub fn new(n: u32) -> Result<Solutions, Error> {
-        let n = crate::check_n(u64::from(n))? as usize;
+        let n = super::check_n(u64::from(n))? as usize;
         Ok(Solutions {
             stack: Stack::new(n),
             row: 0,
@@ -413,7 +413,7 @@ impl Steps {
     /// # Errors
     /// [`Error::BoardSize`] unless `1 <= n <= 64`.
     pub fn new(n: u32) -> Result<Steps, Error> {
-        let n = crate::check_n(u64::from(n))? as usize;
+        let n = super::check_n(u64::from(n))? as usize;
         Ok(Steps {
             stack: Stack::new(n),
             row: 0,
@@ -518,7 +518,8 @@ pub fn is_solution(perm: &[usize]) -> bool {
 mod tests {
     use super::*;
     use crate::engine::reference::{for_each_permutation, no_diagonal_attacks};
-    use crate::{canonical, known};
+    use crate::engine::symmetry::canonical;
+    use crate::known;
 
     /// Every solution by the reference method, sorted (lexicographic order).
     fn oracle(n: usize) -> Vec<Vec<usize>> {

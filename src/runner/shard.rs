@@ -496,8 +496,8 @@ pub fn recheck_sample(files: &[(String, ShardFile)], percent: f64, seed: u64) ->
     picked
 }
 
-/// Recomputes the `sample` units (file index, unit id) of `plan` on `threads` threads and
-/// compares them with the files. Returns how many units were rechecked.
+/// Recomputes the `sample` units (file index, unit id) of `plan` on `threads` threads under
+/// `config` and compares them with the files. Returns how many units were rechecked.
 ///
 /// # Errors
 /// One line naming the first file and unit whose recomputed result differs, or the
@@ -507,6 +507,7 @@ pub fn recheck(
     files: &[(String, ShardFile)],
     sample: &[(usize, u32)],
     threads: usize,
+    config: &crate::engine::Config,
 ) -> Result<usize, String> {
     let units: Vec<Unit> = sample
         .iter()
@@ -514,7 +515,7 @@ pub fn recheck(
         .collect();
     let found = std::sync::Mutex::new(vec![None; plan.len()]);
     let never = std::sync::atomic::AtomicBool::new(false);
-    super::local::run_units(plan, &units, threads, &never, |u, r| {
+    super::local::run_units_with(plan, &units, threads, config, &never, |u, r| {
         found.lock().unwrap_or_else(|p| p.into_inner())[u.id as usize] = Some(*r);
     })
     .map_err(|e| e.to_string())?;

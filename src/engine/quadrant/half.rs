@@ -18,7 +18,7 @@
 //! `n - 1 + h + h - 1 <= 62` for n <= 32, so every mask is a u64.
 
 use super::table::QuadrantTable;
-use crate::engine::isa;
+use crate::engine::isa::{self, Isa};
 
 /// What a half-board search did, for the engine's honest work figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -161,9 +161,21 @@ impl MaskList {
 /// Reusable buffers of the half searches.
 #[derive(Debug, Default)]
 pub struct HalfScratch {
+    /// The instruction set of the table lookups (see [`isa`]).
+    isa: Isa,
     north: Vec<Partial>,
     south: Vec<Partial>,
     quarters: Vec<Quarter>,
+}
+
+impl HalfScratch {
+    /// Empty buffers whose table lookups run with `isa` (`default()`: [`Isa::best`]).
+    pub fn new(isa: Isa) -> HalfScratch {
+        HalfScratch {
+            isa,
+            ..HalfScratch::default()
+        }
+    }
 }
 
 impl Half {
@@ -263,8 +275,8 @@ impl Half {
         out: &mut MaskList,
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
-        if isa::v3() {
-            // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every
+        if scratch.isa.runs_v3_twin() {
+            // SAFETY: runs_v3_twin() is true only where is_x86_feature_detected! found every
             // feature patterns_v3 is compiled with.
             #[allow(unsafe_code)]
             return unsafe { self.patterns_v3(t, north, south, part, scratch, out) };

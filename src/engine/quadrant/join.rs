@@ -27,7 +27,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::engine::{isa, NEVER};
+use crate::engine::isa::{self, Isa};
+use crate::engine::NEVER;
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
 /// table entry). 4 rather than 8: smaller pieces share more key bits, so each visits fewer
@@ -64,6 +65,8 @@ const KEY_FROM: usize = 1024;
 /// Reusable buffers of the join (one per worker).
 #[derive(Debug, Default)]
 pub struct Joiner {
+    /// The instruction set of the join's loop (see [`isa`]).
+    isa: Isa,
     /// The piece being joined.
     piece: Piece,
     /// Both lists sorted by bucket, with the start of each bucket (when there is more than
@@ -86,6 +89,14 @@ pub struct Joiner {
 }
 
 impl Joiner {
+    /// A joiner whose loop runs with `isa` (`Joiner::default()`: [`Isa::best`]).
+    pub fn new(isa: Isa) -> Joiner {
+        Joiner {
+            isa,
+            ..Joiner::default()
+        }
+    }
+
     /// The weighted number of disjoint (east, west) pairs; every mask uses bits `0..bits`.
     ///
     /// ```text
@@ -135,8 +146,8 @@ impl Joiner {
         stop: &AtomicBool,
     ) -> Option<JoinStats> {
         #[cfg(target_arch = "x86_64")]
-        if isa::v3() {
-            // SAFETY: isa::v3() is true only where is_x86_feature_detected! found every
+        if self.isa.runs_v3_twin() {
+            // SAFETY: runs_v3_twin() is true only where is_x86_feature_detected! found every
             // feature join_v3 is compiled with.
             #[allow(unsafe_code)]
             return unsafe { self.join_v3(east, west, bits, sample, stop) };

@@ -80,7 +80,7 @@ use join::Joiner;
 use table::QuadrantTable;
 
 use super::symmetry::Transform;
-use super::{Config, NEVER};
+use super::{Config, Isa, NEVER};
 
 /// Smallest board the engine accepts (smaller boards are instant by backtracking).
 pub const MIN_N: u32 = 4;
@@ -530,7 +530,8 @@ fn sorted_pair(a: (usize, usize), b: (usize, usize)) -> [(usize, usize); 2] {
     }
 }
 
-/// Reusable buffers of one worker.
+/// Reusable buffers of one worker, with the instruction set its loops run with
+/// (`Scratch::default()`: [`Isa::best`](crate::engine::Isa::best)).
 #[derive(Debug, Default)]
 pub struct Scratch {
     rows: Vec<u8>,
@@ -539,6 +540,17 @@ pub struct Scratch {
     east: MaskList,
     west: Vec<(u64, u32)>,
     west_masks: MaskList,
+}
+
+impl Scratch {
+    /// Empty buffers for a worker whose join and table lookups run with `isa`.
+    pub fn new(isa: Isa) -> Scratch {
+        Scratch {
+            joiner: Joiner::new(isa),
+            half: HalfScratch::new(isa),
+            ..Scratch::default()
+        }
+    }
 }
 
 /// What counting one or more sets E produced.
@@ -717,10 +729,10 @@ impl Context {
     }
 }
 
-/// Counts the total of board size n with the quadrant engine on one thread (for tests and
-/// small n; the plan splits the same work into units).
-pub fn count_total(n: u32, table: Option<&QuadrantTable>) -> u128 {
-    let mut scratch = Scratch::default();
+/// Counts the total of board size n with the quadrant engine on one thread, its loops run
+/// with `isa` (for tests and small n; the plan splits the same work into units).
+pub fn count_total(n: u32, table: Option<&QuadrantTable>, isa: Isa) -> u128 {
+    let mut scratch = Scratch::new(isa);
     let mut total = 0u128;
     for f in Frame::all(n) {
         for e in sets(f.rows.len() as u32, f.east_queens()) {
@@ -748,7 +760,7 @@ mod tests {
             let table = QuadrantTable::build(n / 2);
             for t in [None, Some(&table)] {
                 assert_eq!(
-                    count_total(n, t),
+                    count_total(n, t, Isa::best()),
                     known::lookup(n).unwrap().total,
                     "n = {n}, table {}",
                     t.is_some()
