@@ -32,27 +32,18 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             _ => {
-                eprintln!("nqueens: {}", one_line(&escape_args(&e.to_string())));
+                eprintln!(
+                    "nqueens: {} (see 'nqueens --help')",
+                    one_line(&escape_args(&e.to_string()))
+                );
                 return ExitCode::from(2);
             }
         },
     };
     match cli::run(cli) {
         Ok(code) => code,
-        // A bare I/O error comes from writing the output (a full disk, a closed pipe): the
-        // subcommands read nothing but their arguments.
-        Err(e) => match io_error(&e) {
-            Some(io) => write_failed(io),
-            None => {
-                eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
-                // A broken symmetry identity is a failed check, like a table mismatch.
-                if cli::report::is_failed_check(&e) {
-                    ExitCode::from(1)
-                } else {
-                    ExitCode::from(2)
-                }
-            }
-        },
+        // The error's kind (cli::error::Failure) decides the exit code and the message.
+        Err(e) => cli::error::report(&e, one_line),
     }
 }
 
@@ -105,7 +96,7 @@ fn one_line(msg: &str) -> String {
             first = format!("{first} {next}");
         }
     }
-    format!("{} (see 'nqueens --help')", without_echo(&first))
+    without_echo(&first)
 }
 
 /// Clap says "invalid value 'V' for 'ARG': REASON"; when REASON names V again (our parsers
@@ -121,15 +112,4 @@ fn without_echo(msg: &str) -> String {
         }
         _ => msg.to_string(),
     }
-}
-
-/// `e` itself if it is an I/O error: the `?` of a write. An I/O error wrapped in context
-/// (the Ctrl-C handler's) is not about the output and keeps its own message.
-fn io_error(e: &anyhow::Error) -> Option<&std::io::Error> {
-    // Only a bare one: file errors of checkpoints and shards carry a context naming the file
-    // (and anyhow would downcast through that context too).
-    if e.chain().count() > 1 {
-        return None;
-    }
-    e.downcast_ref::<std::io::Error>()
 }

@@ -168,3 +168,46 @@ fn an_error_says_its_reason_once() {
     let err = stderr(&o);
     assert_eq!(err.matches("(os error").count(), 1, "{err}");
 }
+
+/// Only a usage error points to `--help`; a refused file or a failed write says what failed
+/// and nothing more (the exit code is 2 for both).
+#[test]
+fn only_usage_errors_point_to_the_help() {
+    let d = scratch("kinds");
+    let ck = d.join("n12.ckpt");
+    let o = nqueens()
+        .args(["count", "12", "-q", "--checkpoint"])
+        .arg(&ck)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A checkpoint of another n: the file is refused, the command line was fine.
+    let o = nqueens()
+        .args(["count", "13", "--checkpoint"])
+        .arg(&ck)
+        .output()
+        .unwrap();
+    assert_one_clean_line(&o, &["n12.ckpt", "n = 12"]);
+    assert!(!stderr(&o).contains("--help"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2));
+    // Options that do not go together: a usage error.
+    let o = nqueens()
+        .args(["count", "1..3", "--checkpoint"])
+        .arg(&ck)
+        .output()
+        .unwrap();
+    assert_one_clean_line(&o, &["single N", "(see 'nqueens --help')"]);
+    assert_eq!(o.status.code(), Some(2));
+    // A full disk on standard output names standard output, once.
+    if let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+            .args(["count", "8"])
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_one_clean_line(&o, &["cannot write to standard output"]);
+        assert!(!stderr(&o).contains("--help"), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2));
+    }
+    fs::remove_dir_all(d).unwrap();
+}

@@ -309,7 +309,7 @@ pub fn run(a: &BenchArgs) -> Outcome {
     }
     // Written, not `println!`: a full disk or a closed pipe is an error `main` reports (or a
     // quiet end), never a panic.
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {

@@ -13,11 +13,12 @@
 //! with a bound ([`MAX_BYTES`]), so a FIFO or a device that never ends cannot fill memory.
 
 use super::engine::EngineArgs;
+use crate::cli::error::Failure;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::ValueEnum;
 
 use super::args::{shown, SizeRange};
@@ -103,7 +104,7 @@ pub fn print_counts(
     threads: usize,
     engine: &EngineArgs,
 ) -> Outcome {
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     let mut failed = false;
     for n in sizes.iter() {
         let c = count_resolved(n, threads, engine)?;
@@ -220,14 +221,20 @@ pub fn read_bounded(path: &Path, wait: Wait<'_>) -> anyhow::Result<Vec<u8>> {
             .lock()
             .take(MAX_BYTES + 1)
             .read_to_end(&mut bytes)
-            .context("cannot read the b-file from standard input")?;
+            .map_err(|source| Failure::Read {
+                what: "the b-file from standard input".into(),
+                source,
+            })?;
     } else {
         if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
             bail!("cannot read b-file {name}: it is a directory");
         }
         fifo::open_reader(path, wait)
             .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-            .with_context(|| format!("cannot read b-file {name}"))?;
+            .map_err(|source| Failure::Read {
+                what: format!("b-file {name}"),
+                source,
+            })?;
     }
     if bytes.len() as u64 > MAX_BYTES {
         bail!(
@@ -272,7 +279,7 @@ pub fn verify(
     let wait = super::session::fifo_wait(super::session::quit_on_signal());
     let rows = parse(&read_bounded(path, wait)?)
         .map_err(|e| anyhow::anyhow!("b-file {}: {e}", shown::path(path)))?;
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     let (first, last) = (rows[0].n, rows[rows.len() - 1].n);
     writeln!(
         out,

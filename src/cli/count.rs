@@ -2,11 +2,12 @@
 //! long counts a progress bar, Ctrl-C/SIGTERM handling, `--checkpoint` (resume), `--shard`
 //! (one part of a split, written as a shard file) and `--mpi` (many ranks, rank 0 schedules).
 
+use crate::cli::error::usage;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 
 use super::args::{parse_threads, SizeRange};
@@ -71,7 +72,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     let scope = a.shard.map_or(Scope::All, Scope::Shard);
     if let (Some(out), Some(ckpt)) = (&a.out, &a.checkpoint) {
         if out.as_os_str() != "-" && outfile::same_file(out, ckpt) {
-            bail!(
+            usage!(
                 "--out {} names the --checkpoint file: the shard file would overwrite the checkpoint; give another file",
                 shown::path(out)
             );
@@ -107,14 +108,14 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
                 counts.pairs_tested - run.resumed.pairs,
             )
             .with_table(chosen.table_bytes);
-        return print_single(&report, a.json, &mut std::io::stdout().lock());
+        return print_single(&report, a.json, &mut crate::cli::error::stdout());
     };
     let results = run.scope_results();
     let file = ShardFile::new(&run.plan, spec, &results, run.seconds, threads);
     let text = serde_json::to_string_pretty(&file)? + "\n";
     let to_stdout = path.as_os_str() == "-";
     if to_stdout {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::error::stdout();
         out.write_all(text.as_bytes())?;
         out.flush()?;
     } else {
@@ -132,10 +133,11 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     }
     let nodes: u128 = results.iter().map(|(_, r)| u128::from(r.nodes)).sum();
     let line = format!(
-        "n = {n}: shard {spec} has {} of {} units, {} nodes, {}; written to {}",
+        "n = {n}: shard {spec} has {} of {} units, {} {}, {}; written to {}",
         grouped(results.len() as u128),
         grouped(run.plan.len() as u128),
         grouped(nodes),
+        run.plan.engine().work(),
         duration(run.seconds),
         if to_stdout {
             "standard output".into()
@@ -145,7 +147,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     );
     if to_stdout {
         eprintln!("nqueens: {line}");
-    } else if let Err(e) = writeln!(std::io::stdout(), "{line}") {
+    } else if let Err(e) = writeln!(crate::cli::error::stdout(), "{line}") {
         // The shard file is what matters, and it is written: a full or closed stdout only
         // loses this summary.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -158,7 +160,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
 /// `count N --mpi` in a build without MPI.
 #[cfg(not(feature = "mpi"))]
 fn mpi_count(_n: u32, _a: &CountArgs) -> Outcome {
-    bail!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`")
+    usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`")
 }
 
 /// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
@@ -191,7 +193,7 @@ pub fn run(a: &CountArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
     let long = a.checkpoint.is_some() || a.shard.is_some() || a.mpi;
     if long && !a.sizes.is_single() {
-        bail!(
+        usage!(
             "--checkpoint, --shard and --mpi need a single N, not the range {}",
             a.sizes
         );
@@ -221,7 +223,7 @@ pub fn run(a: &CountArgs) -> Outcome {
     if a.sizes.is_single() {
         return run_long(a.sizes.start, a, threads);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     if !a.json {
         writeln!(out, "{}", CountReport::table_header())?;
     }

@@ -8,6 +8,7 @@
 //! instead, slower); a count whose lists would not fit is refused before it starts, with
 //! one line, instead of being killed by the OOM killer halfway.
 
+use crate::cli::error::usage;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
@@ -227,14 +228,14 @@ impl EngineArgs {
             EngineChoice::Auto => Engine::Backtrack,
             EngineChoice::Quadrant => {
                 if !Engine::Quadrant.supports(n) {
-                    bail!(
+                    usage!(
                         "the quadrant engine counts n = {}..{}, not {n}: use --engine backtrack (or auto)",
                         quadrant::MIN_N,
                         quadrant::MAX_N
                     );
                 }
                 if !fits {
-                    bail!(
+                    usage!(
                         "n = {n} with the quadrant engine needs about {} for its lists on {threads} thread(s), more than the {} {source}: use fewer --threads, a larger --max-memory, or --engine backtrack",
                         bytes(lists),
                         bytes(limit)

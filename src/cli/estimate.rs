@@ -30,6 +30,7 @@
 //! then searches the quadrants, which costs a set at n = 24 under 4% more (measured), so
 //! the estimate errs high by at most that.
 
+use crate::cli::error::usage;
 use std::io::Write;
 use std::time::Instant;
 
@@ -187,7 +188,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     {
         // `count` falls back to backtracking here; timing that engine's units at this n
         // would take hours, so say why instead.
-        anyhow::bail!(
+        usage!(
             "n = {}: the quadrant engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine backtrack to estimate the backtracking engine",
             a.n,
             bytes(super::engine::list_bytes(a.n).saturating_mul(threads as u64))
@@ -291,7 +292,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
 }
 
 fn print(r: &Report, json: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     if json {
         writeln!(out, "{}", serde_json::to_string(r)?)?;
         return Ok(());

@@ -31,7 +31,7 @@ pub fn check_env() -> anyhow::Result<()> {
             "warning: {ENV}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code"
         ),
         Some(v) if v == "baseline" => {}
-        Some(v) => anyhow::bail!(
+        Some(v) => crate::cli::error::usage!(
             "{ENV} must be 'auto' or 'baseline', not '{}'",
             shown(&v.to_string_lossy())
         ),

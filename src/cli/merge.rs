@@ -3,6 +3,7 @@
 //! `--recheck P` it first recomputes a random P% of each file's units and refuses the set if
 //! one differs: the digests catch accidents, not forgery.
 
+use crate::cli::error::Failure;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -57,8 +58,12 @@ pub fn run(a: &MergeArgs) -> Outcome {
         });
         let sample = shard::recheck_sample(&files, percent, seed);
         let threads = a.threads.unwrap_or_else(default_threads);
-        let k = shard::recheck(&plan, &files, &sample, threads, &super::kernel::config())
-            .map_err(anyhow::Error::msg)?;
+        let k = match shard::recheck(&plan, &files, &sample, threads, &super::kernel::config()) {
+            Ok(k) => k,
+            // A unit that recomputes differently is a failed check (exit code 1).
+            Err(shard::RecheckError::Differs(why)) => return Err(Failure::CheckFailed(why).into()),
+            Err(shard::RecheckError::Failed(e)) => return Err(e.into()),
+        };
         eprintln!("nqueens: rechecked {k} units (--recheck {percent} --seed {seed}): all match");
     }
     let counts = tally.finish(&plan)?;
@@ -73,6 +78,6 @@ pub fn run(a: &MergeArgs) -> Outcome {
     print_single(
         &CountReport::new(&counts, &plan, seconds, threads),
         a.json,
-        &mut std::io::stdout().lock(),
+        &mut crate::cli::error::stdout(),
     )
 }

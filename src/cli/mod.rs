@@ -7,6 +7,7 @@ pub mod bench;
 pub mod bfile;
 pub mod count;
 pub mod engine;
+pub mod error;
 pub mod estimate;
 pub mod format;
 pub mod kernel;

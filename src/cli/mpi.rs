@@ -2,6 +2,7 @@
 //! and schedules units dynamically over the other ranks, which compute (each on `--threads`
 //! threads, default 1); rank 0 prints the result.
 
+use crate::cli::error::usage;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -35,7 +36,7 @@ pub fn count(
     };
     let world = universe.world();
     if world.size() < 2 {
-        bail!("--mpi needs at least 2 ranks (rank 0 only schedules): run it as mpirun -np 3 nqueens count {n} --mpi");
+        usage!("--mpi needs at least 2 ranks (rank 0 only schedules): run it as mpirun -np 3 nqueens count {n} --mpi");
     }
     if world.rank() != 0 {
         dist::work(
@@ -78,5 +79,5 @@ pub fn count(
             counts.pairs_tested - run.resumed.pairs,
         )
         .with_table(table_bytes);
-    print_single(&report, json, &mut std::io::stdout().lock())
+    print_single(&report, json, &mut crate::cli::error::stdout())
 }

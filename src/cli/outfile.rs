@@ -6,7 +6,8 @@
 //! FIFO or character device is written in place (a FIFO's reader waited for as `wait` says),
 //! anything else is refused.
 
-use std::io::{self, Write};
+use crate::cli::error::Failure;
+use std::io::Write;
 use std::path::Path;
 
 use nqueens::runner::fifo::Wait;
@@ -18,12 +19,17 @@ use nqueens::runner::shown;
 /// One line naming the file: a directory, a loop of links, or the I/O error.
 pub fn write(path: &Path, bytes: &[u8], wait: Wait<'_>) -> anyhow::Result<()> {
     if path.as_os_str() == "-" {
-        let mut out = io::stdout().lock();
+        let mut out = crate::cli::error::stdout();
         out.write_all(bytes)?;
         return Ok(out.flush()?);
     }
-    nqueens::runner::outfile::write_file(path, bytes, wait)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", shown::path(path)))
+    nqueens::runner::outfile::write_file(path, bytes, wait).map_err(|source| {
+        Failure::Write {
+            what: shown::path(path),
+            source,
+        }
+        .into()
+    })
 }
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ pub fn run(a: &PlanArgs) -> Outcome {
     let plan = chosen
         .plan(a.n, &nqueens::engine::NEVER)?
         .expect("never stopped");
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     if a.stats {
         let s = stats(&plan, a)?;
         if a.json {
@@ -237,7 +237,7 @@ pub fn run(a: &PlanArgs) -> Outcome {
             if engine == Engine::Quadrant && s.costs == "estimated" {
                 "node equivalents"
             } else {
-                "nodes"
+                engine.work()
             },
             g(s.p50),
             g(s.p90),
@@ -254,9 +254,14 @@ pub fn run(a: &PlanArgs) -> Outcome {
         for m in &s.makespan {
             writeln!(
                 out,
-                "  {:>5} workers: makespan {:>20} nodes, efficiency {:5.1}% (bound {:5.1}%)",
+                "  {:>5} workers: makespan {:>20} {}, efficiency {:5.1}% (bound {:5.1}%)",
                 m.workers,
                 grouped(m.makespan),
+                if s.costs == "estimated" && engine == Engine::Quadrant {
+                    "node equivalents"
+                } else {
+                    engine.work()
+                },
                 100.0 * m.efficiency,
                 100.0 * m.bound
             )?;
@@ -279,7 +284,7 @@ pub fn run(a: &PlanArgs) -> Outcome {
         };
         writeln!(out, "{}", serde_json::to_string(&p)?)?;
     } else {
-        writeln!(out, "# n = {}, plan {} (version {}, {} engine), {} units; queens are (row,col), cost in estimated nodes", a.n, plan.id_hex(), plan.version(), engine.name(), plan.len())?;
+        writeln!(out, "# n = {}, plan {} (version {}, {} engine), {} units; queens are (row,col), cost in estimated {}", a.n, plan.id_hex(), plan.version(), engine.name(), plan.len(), if engine == Engine::Quadrant { "node equivalents" } else { "nodes" })?;
         writeln!(
             out,
             "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",

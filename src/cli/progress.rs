@@ -21,6 +21,8 @@ pub struct Progress {
     /// Estimated cost per unit id (empty when hidden).
     costs: Vec<u64>,
     units: usize,
+    /// What the rate counts: the engine's work figure ("nodes" or "pairs").
+    work: &'static str,
     done: AtomicUsize,
     nodes: AtomicU64,
     start: Instant,
@@ -58,6 +60,7 @@ impl Progress {
             bar,
             costs,
             units: scope.len(),
+            work: engine.work(),
             done: AtomicUsize::new(already.len()),
             nodes: AtomicU64::new(0),
             start: Instant::now(),
@@ -76,10 +79,11 @@ impl Progress {
             };
             let done = self.done.load(Ordering::Relaxed) as u128;
             bar.set_message(format!(
-                "{}/{} units  {}nodes/s",
+                "{}/{} units  {}{}/s",
                 grouped(done),
                 grouped(self.units as u128),
-                si(rate)
+                si(rate),
+                self.work
             ));
         }
     }

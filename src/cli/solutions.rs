@@ -5,11 +5,12 @@
 //! The listing is the engine's lazy iterator written through a `BufWriter`: constant memory,
 //! and `nqueens solutions 16 | head` stops the search as soon as `head` closes the pipe.
 
+use crate::cli::error::usage;
 use std::hash::{BuildHasher, Hasher};
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 
 use super::args::{parse_in, parse_n, shown, Refused};
@@ -86,14 +87,14 @@ pub fn run(a: &SolutionsArgs) -> Outcome {
     let n = a.n;
     let single = a.first || a.random || a.limit == Some(1);
     if a.format == Format::Svg && !single {
-        bail!("--format svg draws one board: add --first, --random or --limit 1");
+        usage!("--format svg draws one board: add --first, --random or --limit 1");
     }
     let mut solutions = if a.unique {
         Solutions::unique(n)?
     } else {
         Solutions::new(n)?
     };
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, crate::cli::error::stdout());
     let mut render = Renderer::new(a.format);
     let written = if a.random {
         let (index, perm) = draw(&mut solutions, a.unique, a.seed)?;
@@ -117,7 +118,7 @@ pub fn run(a: &SolutionsArgs) -> Outcome {
     };
     out.flush()?;
     if written == 0 && a.format == Format::Svg {
-        bail!("n = {n} has no solution, so there is no board to draw (solutions exist for n = 1 and n >= 4)");
+        usage!("n = {n} has no solution, so there is no board to draw (solutions exist for n = 1 and n >= 4)");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -131,14 +132,14 @@ fn draw(
 ) -> anyhow::Result<(u64, Vec<usize>)> {
     let n = solutions.n() as u32;
     if n > RANDOM_MAX_N {
-        bail!(
+        usage!(
             "--random needs n <= {RANDOM_MAX_N}, not {n}: it walks the listing to a random index; for one solution of a large board use 'nqueens solve {n}'"
         );
     }
     let counts = nqueens::count(n)?;
     let total = if unique { counts.unique } else { counts.total };
     if total == 0 {
-        bail!("n = {n} has no solution to draw (solutions exist for n = 1 and n >= 4)");
+        usage!("n = {n} has no solution to draw (solutions exist for n = 1 and n >= 4)");
     }
     let total = u64::try_from(total).expect("n <= 16 has fewer than 2^64 solutions");
     let seed = seed.unwrap_or_else(fresh_seed);

@@ -1,10 +1,10 @@
 //! `nqueens solve N`: one solution for any board size up to ten million, by the O(n)
 //! construction of `nqueens::construct`, checked by the O(n) validator before it is printed.
 
-use std::io::{self, BufWriter, Write};
+use crate::cli::error::usage;
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-use anyhow::bail;
 use clap::Args;
 
 use super::args::{parse_in, shown, Refused};
@@ -46,19 +46,19 @@ fn parse_big_n(s: &str) -> Result<usize, String> {
 pub fn run(a: &SolveArgs) -> Outcome {
     let n = a.n;
     if a.format.is_picture() && n > PICTURE_MAX_N {
-        bail!(
+        usage!(
             "--format {} draws boards up to n = {PICTURE_MAX_N}, not {n}: use perm, lisp, tuple or json",
             a.format.name()
         );
     }
     let Some(perm) = construct(n) else {
-        bail!("n = {n} has no solution: none exists for n = 2 and n = 3");
+        usage!("n = {n} has no solution: none exists for n = 2 and n = 3");
     };
     if !is_solution(&perm) {
         eprintln!("nqueens: the construction for n = {n} is not a valid solution (a bug); nothing printed");
         return Ok(ExitCode::from(1));
     }
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, crate::cli::error::stdout());
     Renderer::new(a.format).write(&mut out, &perm, None)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

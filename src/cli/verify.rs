@@ -53,7 +53,7 @@ pub fn run(a: &VerifyArgs) -> Outcome {
             &a.engine,
         );
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::error::stdout();
     writeln!(
         out,
         "{:>3} {:>20} {:>19} {:>9} {:>9} {:>9}  status",

@@ -496,6 +496,27 @@ pub fn recheck_sample(files: &[(String, ShardFile)], percent: f64, seed: u64) ->
     picked
 }
 
+/// Why a recheck did not pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecheckError {
+    /// A unit recomputes to another result than its file says: the message names the file
+    /// and the unit (a failed check, not a failure to check).
+    Differs(String),
+    /// The units could not be recomputed (the thread pool).
+    Failed(crate::Error),
+}
+
+impl std::fmt::Display for RecheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecheckError::Differs(why) => f.write_str(why),
+            RecheckError::Failed(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RecheckError {}
+
 /// Recomputes the `sample` units (file index, unit id) of `plan` on `threads` threads under
 /// `config` and compares them with the files. Returns how many units were rechecked.
 ///
@@ -508,7 +529,7 @@ pub fn recheck(
     sample: &[(usize, u32)],
     threads: usize,
     config: &crate::engine::Config,
-) -> Result<usize, String> {
+) -> Result<usize, RecheckError> {
     let units: Vec<Unit> = sample
         .iter()
         .map(|&(_, id)| plan.units()[id as usize])
@@ -518,7 +539,7 @@ pub fn recheck(
     super::local::run_units_with(plan, &units, threads, config, &never, |u, r| {
         found.lock().unwrap_or_else(|p| p.into_inner())[u.id as usize] = Some(*r);
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(RecheckError::Failed)?;
     let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
     for &(i, id) in sample {
         let (name, f) = &files[i];
@@ -529,10 +550,10 @@ pub fn recheck(
             .expect("sampled from the file");
         let real = found[id as usize].expect("every sampled unit ran");
         if (real.solutions, real.nodes) != (claimed.solutions, claimed.nodes) {
-            return Err(format!(
+            return Err(RecheckError::Differs(format!(
                 "shard {name}: unit {id} recomputes to {} solutions and {} nodes, the file says {} and {}: refusing the merge (forged or corrupted result)",
                 real.solutions, real.nodes, claimed.solutions, claimed.nodes
-            ));
+            )));
         }
     }
     Ok(sample.len())

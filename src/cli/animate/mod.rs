@@ -181,7 +181,11 @@ pub fn run(a: &AnimateArgs) -> Outcome {
     } else if io::stdout().is_terminal() {
         terminal::run(steps, a)
     } else {
-        write_log(steps, a.until, &mut io::BufWriter::new(io::stdout().lock()))
+        write_log(
+            steps,
+            a.until,
+            &mut io::BufWriter::new(crate::cli::error::stdout()),
+        )
     }
 }
 

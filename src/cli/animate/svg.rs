@@ -10,12 +10,11 @@
 //! its slot. So the file grows with the number of steps only, about 0.3 KB per frame at
 //! n = 8, and `--until` and `--max-frames` bound it.
 
+use crate::cli::error::usage;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
-
-use anyhow::bail;
 
 use super::{record, AnimateArgs, Tally};
 use crate::cli::format::grouped;
@@ -69,7 +68,7 @@ pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
     outfile::write(path, anim.svg.as_bytes(), wait)?;
     if path.as_os_str() != "-" {
         writeln!(
-            std::io::stdout().lock(),
+            crate::cli::error::stdout(),
             "{}: {} frames, {}, {:.1} s per loop, {} bytes",
             shown::path(path),
             grouped(anim.frames as u128),
@@ -87,7 +86,7 @@ pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
 /// A delay of 0 (an SVG needs time between frames), or a search longer than the frame cap.
 pub fn build(mut steps: Steps, a: &AnimateArgs) -> anyhow::Result<Animation> {
     if a.delay == 0 {
-        bail!("an SVG needs time between frames: use --delay of at least 1 ms with --svg");
+        usage!("an SVG needs time between frames: use --delay of at least 1 ms with --svg");
     }
     let n = steps.n();
     let mut tally = Tally::default();
@@ -104,7 +103,7 @@ pub fn build(mut steps: Steps, a: &AnimateArgs) -> anyhow::Result<Animation> {
             } else {
                 "stop earlier with --until".to_string()
             };
-            bail!(
+            usage!(
                 "the {n}-queens search until {} needs more than {} frames (one per line of \
                  the step log): {how}",
                 a.until.describe(),
