@@ -31,13 +31,12 @@
 #[doc = include_str!("architecture.md")]
 pub mod architecture {}
 pub mod engine;
-pub mod known;
 pub mod runner;
 
 pub use engine::construct::construct;
 pub use engine::counts::Counts;
 pub use engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
-pub use engine::reference;
+pub use engine::{known, reference};
 pub use engine::solutions::{is_solution, Solutions, Step, Steps};
 pub use engine::symmetry::{canonical, orbit_size, Transform};
 pub use engine::{check_n, Error, MAX_N};

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 
 use super::format::{bytes, grouped};
 use nqueens::engine::plan::Engine;
-use nqueens::engine::quadrant::{self, table::QuadrantTable};
+use nqueens::engine::quadrant;
 use nqueens::engine::Config;
 use nqueens::runner::session::{units_within, BYTES_PER_UNIT};
 use nqueens::UnitPlan;
@@ -89,22 +89,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(total)
 }
 
-/// Bytes of pattern lists one thread holds at n: the east and west lists of one set E and
-/// their sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20,
-/// and 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18), 2.75x per n above
-/// n = 20 (measured 347,000 at n = 22 and 2.68 million at n = 24); three times the mean for
-/// the largest sets; at most the engine's [`quadrant::LIST_BUDGET`] (1 GiB), because from
-/// n = 26 a set whose lists would pass it is counted in parts (a sample of one whole n = 28
-/// set on 2 threads once passed 17 GB).
+/// Bytes of pattern lists one thread of the quadrant engine holds at n (the engine's
+/// memory model, [`Engine::list_bytes`]).
 pub fn list_bytes(n: u32) -> u64 {
-    let mean = if n <= 20 {
-        51_000.0 * 2.45f64.powi(n as i32 - 20)
-    } else {
-        51_000.0 * 2.75f64.powi(n as i32 - 20)
-    };
-    // Sets whose lists would pass the engine's budget are counted in parts (from n = 26):
-    // a thread then holds at most about the budget.
-    ((3.0 * 24.0 * mean) as u64).min(quadrant::LIST_BUDGET)
+    Engine::Quadrant.list_bytes(n)
 }
 
 /// Memory available to the count and where the figure comes from: `--max-memory`, or 80%
@@ -220,7 +208,7 @@ impl EngineArgs {
     pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
         let (limit, source) = memory_limit(self);
         let lists = list_bytes(n).saturating_mul(threads as u64);
-        let table = QuadrantTable::bytes(n / 2).filter(|&t| t + lists <= limit);
+        let table = Engine::Quadrant.table_bytes(n).filter(|&t| t + lists <= limit);
         let fits = lists <= limit;
         let engine = match self.engine {
             EngineChoice::Backtrack => Engine::Backtrack,

@@ -231,45 +231,10 @@ impl CountReport {
     }
 }
 
-/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate`
-/// measured them (and whole counts up to 20) on one core of an Intel Xeon (model 207) on
-/// 2026-12-01: the calibration the long-run warning shares with `estimate` (run that for
-/// a figure of this machine). n = 21 is the geometric mean of its neighbours; n = 28 is
-/// n = 26 times its measured two-step growth from 24 (about 100x), not a measurement.
-const QUADRANT_CPU_SECONDS: [f64; 13] = [
-    0.2, 2.2, 5.2, 58.0, 190.0, 1_384.0, 10_080.0, 74_160.0, 9.0e5, 5.63e6, 9.33e7, 3.78e8, 9.3e9,
-];
-
-/// Rough wall time of a count, for the long-run warning. Calibrated on a 2-core Xeon
-/// (Sapphire Rapids class): n = 16 takes 0.7 s on one thread with backtracking; from there
-/// the time grows like the number of solutions (the known table's ratio Q(n)/Q(n-1), 6.5 at
-/// n = 17 rising to 10.5 at n = 27), and by 10.6 per n beyond the table. The quadrant
-/// engine is taken as 4x faster (measured 3.2x to 5x at n = 16..20 on an AMD EPYC).
+/// Rough wall time of a count on `threads` threads, for the long-run warning: the engine's
+/// own time model ([`Engine::cpu_seconds`]) shared by all threads.
 pub fn estimate_seconds(n: u32, threads: usize, engine: Engine) -> f64 {
-    if engine == Engine::Quadrant {
-        if let Some(&cpu) = QUADRANT_CPU_SECONDS.get((n as usize).wrapping_sub(16)) {
-            return cpu / threads as f64;
-        }
-    }
-    let mut secs = if engine == Engine::Quadrant {
-        0.7 / 4.0
-    } else {
-        0.7
-    };
-    for k in 17..=n {
-        secs *= match (known::lookup(k), known::lookup(k - 1)) {
-            (Some(a), Some(b)) => a.total as f64 / b.total as f64,
-            _ => 10.6,
-        };
-    }
-    for k in (n + 1..=16).rev() {
-        secs /= match (known::lookup(k), known::lookup(k - 1)) {
-            // Q(2) = Q(3) = 0: a ratio of 0 would divide by zero (n = 1 was "inf years").
-            (Some(a), Some(b)) if a.total > 0 && b.total > 0 => a.total as f64 / b.total as f64,
-            _ => 8.0,
-        };
-    }
-    secs / threads as f64
+    engine.cpu_seconds(n) / threads as f64
 }
 
 /// Counts one size with `engine` on `threads` threads and times it (plan building and the

@@ -22,7 +22,7 @@ pub const REFERENCE_MAX: u32 = 10;
 /// Arguments of `verify`.
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Largest n to check. Default: 17 (a few seconds on 2 cores; 18 takes about 20 s).
+    /// Largest n to check. Default: 17 (2 s on 2 cores; 18 takes about 5 s).
     #[arg(long, value_parser = parse_n, default_value = "17", allow_negative_numbers = true)]
     pub max: u32,
     /// Worker threads (1..4096). Default: all logical cores.

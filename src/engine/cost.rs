@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::board::{columns, DiagBoard};
 use super::plan::{Engine, Unit, UnitKind, UnitPlan};
 use super::quadrant;
+use super::known;
 use super::symmetry::Transform;
 
 /// Inner rows the probe searches before extrapolating.
@@ -193,6 +194,85 @@ fn half_turn_estimate(n: usize) -> f64 {
 /// The F90 unit searches a quarter of the queens: smaller still (n = 16: 366 nodes).
 fn quarter_turn_estimate(n: usize) -> f64 {
     half_turn_estimate(n) / 10.0
+}
+
+/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate`
+/// measured them (and whole counts up to 20) on one core of an Intel Xeon (model 207) on
+/// 2026-12-01: the calibration the command line's long-run warning and `plan --stats` share
+/// with `estimate` (which measures the machine it runs on). n = 21 is the geometric mean of
+/// its neighbours; n = 28 is n = 26 times its measured two-step growth from 24 (about
+/// 100x), not a measurement.
+const QUADRANT_CPU_SECONDS: [f64; 13] = [
+    0.2, 2.2, 5.2, 58.0, 190.0, 1_384.0, 10_080.0, 74_160.0, 9.0e5, 5.63e6, 9.33e7, 3.78e8, 9.3e9,
+];
+
+/// The engines' time and memory models: what a count of n will roughly take, before it
+/// runs (the command line's warnings and its memory guard). Each engine's figures live
+/// here, beside its cost estimate, so a caller never matches on the engine for them.
+impl Engine {
+    /// Rough CPU seconds of a whole count of n with this engine. Quadrant, n = 16..28: the
+    /// measured table above. Otherwise calibrated on a 2-core Xeon (Sapphire Rapids class):
+    /// n = 16 takes 0.7 s on one thread with backtracking; from there the time grows like
+    /// the number of solutions (the known table's ratio Q(n)/Q(n-1), 6.5 at n = 17 rising to
+    /// 10.5 at n = 27), and by 10.6 per n beyond the table. The quadrant engine outside its
+    /// table is taken as 4x faster (measured 3.2x to 5x at n = 16..20 on an AMD EPYC).
+    pub fn cpu_seconds(self, n: u32) -> f64 {
+        if self == Engine::Quadrant {
+            if let Some(&cpu) = QUADRANT_CPU_SECONDS.get((n as usize).wrapping_sub(16)) {
+                return cpu;
+            }
+        }
+        let mut secs = if self == Engine::Quadrant {
+            0.7 / 4.0
+        } else {
+            0.7
+        };
+        for k in 17..=n {
+            secs *= match (known::lookup(k), known::lookup(k - 1)) {
+                (Some(a), Some(b)) => a.total as f64 / b.total as f64,
+                _ => 10.6,
+            };
+        }
+        for k in (n + 1..=16).rev() {
+            secs /= match (known::lookup(k), known::lookup(k - 1)) {
+                // Q(2) = Q(3) = 0: a ratio of 0 would divide by zero (n = 1 was "inf years").
+                (Some(a), Some(b)) if a.total > 0 && b.total > 0 => {
+                    a.total as f64 / b.total as f64
+                }
+                _ => 8.0,
+            };
+        }
+        secs
+    }
+
+    /// Bytes of work lists one thread holds at n (0 for backtracking, whose state is a few
+    /// hundred bytes of stack). Quadrant: the east and west lists of one set E and their
+    /// sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20, and
+    /// 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18), 2.75x per n above n = 20
+    /// (measured 347,000 at n = 22 and 2.68 million at n = 24); three times the mean for the
+    /// largest sets; at most [`quadrant::LIST_BUDGET`] (1 GiB), because from n = 26 a set
+    /// whose lists would pass it is counted in parts (a sample of one whole n = 28 set on 2
+    /// threads once passed 17 GB).
+    pub fn list_bytes(self, n: u32) -> u64 {
+        if self == Engine::Backtrack {
+            return 0;
+        }
+        let mean = if n <= 20 {
+            51_000.0 * 2.45f64.powi(n as i32 - 20)
+        } else {
+            51_000.0 * 2.75f64.powi(n as i32 - 20)
+        };
+        ((3.0 * 24.0 * mean) as u64).min(quadrant::LIST_BUDGET)
+    }
+
+    /// Bytes of the table this engine builds for n when the memory allows (None: it builds
+    /// none at this n; the quadrant table exists up to h = 12, n = 25).
+    pub fn table_bytes(self, n: u32) -> Option<u64> {
+        match self {
+            Engine::Backtrack => None,
+            Engine::Quadrant => quadrant::table::QuadrantTable::bytes(n / 2),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -255,7 +255,7 @@ mod tests {
             };
             for n in 8..=13u32 {
                 let t = &tables[(n / 2 - 4) as usize];
-                let want = crate::known::lookup(n).unwrap().total;
+                let want = crate::engine::known::lookup(n).unwrap().total;
                 assert_eq!(
                     quadrant::count_total(n, Some(t), isa),
                     want,

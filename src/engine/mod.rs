@@ -11,6 +11,7 @@ mod error;
 pub mod exec;
 pub mod isa;
 pub mod kernel;
+pub mod known;
 pub mod lanes;
 pub mod plan;
 pub mod quadrant;

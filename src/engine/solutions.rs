@@ -519,7 +519,7 @@ mod tests {
     use super::*;
     use crate::engine::reference::{for_each_permutation, no_diagonal_attacks};
     use crate::engine::symmetry::canonical;
-    use crate::known;
+    use crate::engine::known;
 
     /// Every solution by the reference method, sorted (lexicographic order).
     fn oracle(n: usize) -> Vec<Vec<usize>> {

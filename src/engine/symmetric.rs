@@ -155,7 +155,7 @@ impl Quarter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::known;
+    use crate::engine::known;
 
     fn fixed180(n: usize) -> u64 {
         (0..n).map(|c| count_fixed180(n, c).0).sum()

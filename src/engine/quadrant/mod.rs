@@ -745,7 +745,7 @@ pub fn count_total(n: u32, table: Option<&QuadrantTable>, isa: Isa) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::known;
+    use crate::engine::known;
 
     #[test]
     fn gosper_lists_every_set_once() {
