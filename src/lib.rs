@@ -36,10 +36,10 @@ pub mod runner;
 pub use engine::construct::construct;
 pub use engine::counts::Counts;
 pub use engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
-pub use engine::{known, reference};
 pub use engine::solutions::{is_solution, Solutions, Step, Steps};
 pub use engine::symmetry::{canonical, orbit_size, Transform};
 pub use engine::{check_n, Error, MAX_N};
+pub use engine::{known, reference};
 
 /// The most worker threads a count accepts. Far above the logical cores of any single
 /// machine. Without a cap, rayon silently runs at most 65,535 threads whatever was asked,

@@ -12,7 +12,8 @@
 //! kept as decimal strings, so terms beyond u64 (or u128) compare exactly. The file is read
 //! with a bound ([`MAX_BYTES`]), so a FIFO or a device that never ends cannot fill memory.
 
-use super::engine::EngineArgs;
+use super::engine::{EngineArgs, EnginePlan};
+use super::options::Sized;
 use crate::cli::error::Failure;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -21,7 +22,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::ValueEnum;
 
-use super::args::{shown, SizeRange};
+use super::args::shown;
 use super::Outcome;
 use nqueens::runner::fifo::{self, Wait};
 use nqueens::runner::shown;
@@ -98,16 +99,11 @@ pub enum CountFormat {
 /// `count A..B --format bfile`: one `n a(n)` line per n, flushed as each count ends, and
 /// nothing else on stdout. Exit code 1 (after the b-file, with a line on stderr) if a count
 /// disagrees with the known table.
-pub fn print_counts(
-    sizes: SizeRange,
-    seq: Sequence,
-    threads: usize,
-    engine: &EngineArgs,
-) -> Outcome {
+pub fn print_counts(sizes: &[Sized], seq: Sequence, threads: usize) -> Outcome {
     let mut out = crate::cli::error::stdout();
     let mut failed = false;
-    for n in sizes.iter() {
-        let c = count_resolved(n, threads, engine)?;
+    for &Sized { n, chosen } in sizes {
+        let c = count_with(n, threads, &chosen)?;
         let term = seq.of(&c);
         writeln!(out, "{n} {term}")?;
         out.flush()?;
@@ -199,9 +195,9 @@ fn normalize(s: &str) -> Option<String> {
     })
 }
 
-/// Counts n with the engine and table limit `engine` resolves to for `threads` threads.
-fn count_resolved(n: u32, threads: usize, engine: &EngineArgs) -> anyhow::Result<nqueens::Counts> {
-    let chosen = engine.resolve(n, threads)?;
+/// Counts n on `threads` threads with the engine, table limit and instruction set of
+/// `chosen`.
+fn count_with(n: u32, threads: usize, chosen: &EnginePlan) -> anyhow::Result<nqueens::Counts> {
     Ok(nqueens::Counter::new(n)?
         .threads(threads)
         .engine(chosen.engine)
@@ -301,7 +297,7 @@ pub fn verify(
             n if n > u64::from(max) || n > u64::from(MAX_N) => None,
             n => {
                 let n = n as u32;
-                Some(seq.of(&count_resolved(n, threads, engine)?))
+                Some(seq.of(&count_with(n, threads, &engine.resolve(n, threads)?)?))
             }
         };
         let (shown, status) = match counted {

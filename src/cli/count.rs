@@ -2,7 +2,6 @@
 //! long counts a progress bar, Ctrl-C/SIGTERM handling, `--checkpoint` (resume), `--shard`
 //! (one part of a split, written as a shard file) and `--mpi` (many ranks, rank 0 schedules).
 
-use crate::cli::error::usage;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,11 +13,12 @@ use super::args::{parse_threads, SizeRange};
 use super::bfile::{CountFormat, Sequence};
 use super::engine::EngineArgs;
 use super::format::{duration, grouped};
+use super::options::{CountMode, CountOptions, Single, Sized};
 use super::progress::Progress;
 use super::report::{estimate_seconds, is_failed_check, print_single, timed_count};
 use super::report::{CountReport, KnownCheck};
 use super::session;
-use super::{default_threads, Outcome};
+use super::Outcome;
 use nqueens::runner::session::Scope;
 use nqueens::runner::shard::{ShardFile, ShardSpec};
 use nqueens::runner::shown;
@@ -68,26 +68,21 @@ pub struct CountArgs {
 }
 
 /// Counts one N with the long-count options (checkpoint, shard, progress, signals).
-fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
-    let scope = a.shard.map_or(Scope::All, Scope::Shard);
-    if let (Some(out), Some(ckpt)) = (&a.out, &a.checkpoint) {
-        if out.as_os_str() != "-" && outfile::same_file(out, ckpt) {
-            usage!(
-                "--out {} names the --checkpoint file: the shard file would overwrite the checkpoint; give another file",
-                shown::path(out)
-            );
-        }
-    }
-    let chosen = a.engine.resolve(n, threads)?;
+fn run_single(s: &Single, o: &CountOptions) -> Outcome {
+    let (n, chosen, threads) = (s.sized.n, &s.sized.chosen, o.threads);
+    let scope = s
+        .shard
+        .as_ref()
+        .map_or(Scope::All, |&(spec, _)| Scope::Shard(spec));
     let Some(plan) = chosen.plan(n, session::stop_flag())? else {
         return Ok(session::stopped_early());
     };
     warn_if_long(n, threads, chosen.engine);
-    let Some(session) = session::open(plan, scope, chosen.config, a.checkpoint.as_deref())? else {
+    let Some(session) = session::open(plan, scope, chosen.config, s.checkpoint.as_deref())? else {
         return Ok(session::stopped_early());
     };
     let progress = Progress::new(
-        !a.quiet,
+        !o.quiet,
         n,
         session.plan().engine(),
         session.units(),
@@ -100,7 +95,7 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
     if run.interrupted {
         return Ok(session::interrupted(&run));
     }
-    let (Some(spec), Some(path)) = (a.shard, &a.out) else {
+    let Some((spec, path)) = &s.shard else {
         let counts = run.counts()?;
         let report = CountReport::new(&counts, &run.plan, run.seconds, threads)
             .with_speed(
@@ -108,10 +103,10 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
                 counts.pairs_tested - run.resumed.pairs,
             )
             .with_table(chosen.table_bytes);
-        return print_single(&report, a.json, &mut crate::cli::error::stdout());
+        return print_single(&report, o.json, &mut crate::cli::error::stdout());
     };
     let results = run.scope_results();
-    let file = ShardFile::new(&run.plan, spec, &results, run.seconds, threads);
+    let file = ShardFile::new(&run.plan, *spec, &results, run.seconds, threads);
     let text = serde_json::to_string_pretty(&file)? + "\n";
     let to_stdout = path.as_os_str() == "-";
     if to_stdout {
@@ -159,22 +154,14 @@ fn run_long(n: u32, a: &CountArgs, threads: usize) -> Outcome {
 
 /// `count N --mpi` in a build without MPI.
 #[cfg(not(feature = "mpi"))]
-fn mpi_count(_n: u32, _a: &CountArgs) -> Outcome {
-    usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`")
+fn mpi_count(_s: &Single, _o: &CountOptions) -> Outcome {
+    crate::cli::error::usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`")
 }
 
 /// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
 #[cfg(feature = "mpi")]
-fn mpi_count(n: u32, a: &CountArgs) -> Outcome {
-    let chosen = a.engine.resolve(n, a.threads.unwrap_or(1))?;
-    super::mpi::count(
-        n,
-        &chosen,
-        a.threads,
-        a.checkpoint.as_deref(),
-        a.quiet,
-        a.json,
-    )
+fn mpi_count(s: &Single, o: &CountOptions) -> Outcome {
+    super::mpi::count(s, o)
 }
 
 /// Warns on stderr when counting n will take more than an hour.
@@ -190,46 +177,38 @@ fn warn_if_long(n: u32, threads: usize, engine: nqueens::Engine) {
 
 /// Runs `count`.
 pub fn run(a: &CountArgs) -> Outcome {
-    let threads = a.threads.unwrap_or_else(default_threads);
-    let long = a.checkpoint.is_some() || a.shard.is_some() || a.mpi;
-    if long && !a.sizes.is_single() {
-        usage!(
-            "--checkpoint, --shard and --mpi need a single N, not the range {}",
-            a.sizes
-        );
+    let o = CountOptions::from_args(a)?;
+    match &o.mode {
+        CountMode::Single(s) => run_single(s, &o),
+        CountMode::Mpi(s) => mpi_count(s, &o),
+        CountMode::Bfile(sizes, seq) => {
+            warn_range(sizes, o.threads);
+            super::bfile::print_counts(sizes, *seq, o.threads)
+        }
+        CountMode::Range(sizes) => {
+            warn_range(sizes, o.threads);
+            run_range(sizes, &o)
+        }
     }
-    if a.mpi {
-        return mpi_count(a.sizes.start, a);
+}
+
+/// Warns about a range by its last n. (A single n is warned about once its plan is made:
+/// a plan too large for memory is refused without a warning first.)
+fn warn_range(sizes: &[Sized], threads: usize) {
+    if let Some(last) = sizes.last().filter(|_| sizes.len() > 1) {
+        warn_if_long(last.n, threads, last.chosen.engine);
     }
-    // Every n of a range is checked before anything is printed: `count 1..5 --engine
-    // quadrant` is refused whole, not after a table header.
-    for n in a.sizes.iter() {
-        a.engine.resolve(n, threads)?;
-    }
-    // A single n is warned about once its plan is made (a plan too large for memory is
-    // refused without a warning first).
-    if !a.sizes.is_single() {
-        let last = a.engine.resolve(a.sizes.end, threads)?;
-        warn_if_long(a.sizes.end, threads, last.engine);
-    }
-    if a.format == Some(CountFormat::Bfile) {
-        return super::bfile::print_counts(
-            a.sizes,
-            a.sequence.unwrap_or_default(),
-            threads,
-            &a.engine,
-        );
-    }
-    if a.sizes.is_single() {
-        return run_long(a.sizes.start, a, threads);
-    }
+}
+
+/// `count A..B`: one table row (or JSON line) per n.
+fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
+    let threads = o.threads;
     let mut out = crate::cli::error::stdout();
-    if !a.json {
+    if !o.json {
         writeln!(out, "{}", CountReport::table_header())?;
     }
     let mut failed = false;
-    for n in a.sizes.iter() {
-        let chosen = a.engine.resolve(n, threads)?;
+    for &Sized { n, chosen } in sizes {
         let (counts, plan, secs) = match timed_count(n, threads, &chosen) {
             Ok(r) => r,
             // A broken identity is a failed check like a table mismatch: exit code 1.
@@ -245,7 +224,7 @@ pub fn run(a: &CountArgs) -> Outcome {
             failed = true;
             eprintln!("nqueens: {}", report.mismatch_line());
         }
-        if a.json {
+        if o.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
         } else {
             writeln!(out, "{}", report.table_row())?;

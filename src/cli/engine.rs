@@ -208,7 +208,9 @@ impl EngineArgs {
     pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
         let (limit, source) = memory_limit(self);
         let lists = list_bytes(n).saturating_mul(threads as u64);
-        let table = Engine::Quadrant.table_bytes(n).filter(|&t| t + lists <= limit);
+        let table = Engine::Quadrant
+            .table_bytes(n)
+            .filter(|&t| t + lists <= limit);
         let fits = lists <= limit;
         let engine = match self.engine {
             EngineChoice::Backtrack => Engine::Backtrack,

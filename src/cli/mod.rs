@@ -14,6 +14,7 @@ pub mod kernel;
 pub mod merge;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod options;
 pub mod outfile;
 pub mod plan;
 pub mod progress;

@@ -3,13 +3,12 @@
 //! threads, default 1); rank 0 prints the result.
 
 use crate::cli::error::usage;
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::bail;
 use mpi::traits::Communicator;
 
-use super::engine::EnginePlan;
+use super::options::{CountOptions, Single};
 use super::progress::Progress;
 use super::report::{print_single, CountReport};
 use super::session;
@@ -18,18 +17,12 @@ use nqueens::runner::mpi as dist;
 use nqueens::runner::session::Scope;
 use nqueens::UnitPlan;
 
-/// Runs `count n --mpi` with the engine `chosen` resolved to; each computing rank runs
-/// `threads` units at once (default 1, for one rank per core). Its table size is reported
+/// Runs `count n --mpi` with the engine the options resolved; each computing rank runs
+/// `o.threads` units at once (default 1, for one rank per core). Its table size is reported
 /// as the table each computing rank builds; every rank resolves its own from its memory (and
 /// runs under its own `config`), so on unequal nodes this is rank 0's figure.
-pub fn count(
-    n: u32,
-    chosen: &EnginePlan,
-    threads: Option<usize>,
-    checkpoint: Option<&Path>,
-    quiet: bool,
-    json: bool,
-) -> Outcome {
+pub fn count(s: &Single, o: &CountOptions) -> Outcome {
+    let (n, chosen) = (s.sized.n, &s.sized.chosen);
     let (engine, table_bytes) = (chosen.engine, chosen.table_bytes);
     let Some(universe) = mpi::initialize() else {
         bail!("MPI is already initialized");
@@ -44,7 +37,7 @@ pub fn count(
             &UnitPlan::with_engine(n, engine),
             &chosen.config,
             session::stop_flag(),
-            threads.unwrap_or(1),
+            o.threads,
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -53,13 +46,13 @@ pub fn count(
         UnitPlan::with_engine(n, engine),
         Scope::All,
         chosen.config,
-        checkpoint,
+        s.checkpoint.as_deref(),
     )?
     else {
         return Ok(session::stopped_early());
     };
     let progress = Progress::new(
-        !quiet,
+        !o.quiet,
         n,
         session.plan().engine(),
         session.units(),
@@ -79,5 +72,5 @@ pub fn count(
             counts.pairs_tested - run.resumed.pairs,
         )
         .with_table(table_bytes);
-    print_single(&report, json, &mut crate::cli::error::stdout())
+    print_single(&report, o.json, &mut crate::cli::error::stdout())
 }

@@ -27,9 +27,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::board::{columns, DiagBoard};
+use super::known;
 use super::plan::{Engine, Unit, UnitKind, UnitPlan};
 use super::quadrant;
-use super::known;
 use super::symmetry::Transform;
 
 /// Inner rows the probe searches before extrapolating.
@@ -236,9 +236,7 @@ impl Engine {
         for k in (n + 1..=16).rev() {
             secs /= match (known::lookup(k), known::lookup(k - 1)) {
                 // Q(2) = Q(3) = 0: a ratio of 0 would divide by zero (n = 1 was "inf years").
-                (Some(a), Some(b)) if a.total > 0 && b.total > 0 => {
-                    a.total as f64 / b.total as f64
-                }
+                (Some(a), Some(b)) if a.total > 0 && b.total > 0 => a.total as f64 / b.total as f64,
                 _ => 8.0,
             };
         }

@@ -517,9 +517,9 @@ pub fn is_solution(perm: &[usize]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::known;
     use crate::engine::reference::{for_each_permutation, no_diagonal_attacks};
     use crate::engine::symmetry::canonical;
-    use crate::engine::known;
 
     /// Every solution by the reference method, sorted (lexicographic order).
     fn oracle(n: usize) -> Vec<Vec<usize>> {

@@ -1,0 +1,126 @@
+//! The options layer: a subcommand's clap arguments turned, once, into typed options — what
+//! to do, on which engine for each n, where the output goes — before anything runs or
+//! prints. Every usage check of the combination is made here, and each n's engine, table
+//! and memory budget is resolved here exactly once (`EngineArgs::resolve`, which reads the
+//! machine's memory); the run functions take these values, never the clap structs.
+//! (hyperfine's `Options` and ripgrep's `HiArgs` play this part in theirs.)
+
+use std::path::PathBuf;
+
+use super::bfile::{CountFormat, Sequence};
+use super::count::CountArgs;
+use super::default_threads;
+use super::engine::EnginePlan;
+use super::error::usage;
+use nqueens::runner::outfile;
+use nqueens::runner::shard::ShardSpec;
+use nqueens::runner::shown;
+
+/// What `count` does.
+#[derive(Debug)]
+pub enum CountMode {
+    /// `count A..B`: a table row or JSON line per n.
+    Range(Vec<Sized>),
+    /// `count ... --format bfile`: one b-file term per n, of `sequence`.
+    Bfile(Vec<Sized>, Sequence),
+    /// `count N`: one report, resumable with a checkpoint, or one shard of the plan.
+    Single(Single),
+    /// `count N --mpi`: rank 0 schedules over the other ranks.
+    Mpi(Single),
+}
+
+/// One n with the engine it runs on.
+#[derive(Debug, Clone, Copy)]
+pub struct Sized {
+    /// The board size.
+    pub n: u32,
+    /// The engine, table and budgets resolved for it.
+    pub chosen: EnginePlan,
+}
+
+/// A single count and its long-count options.
+#[derive(Debug)]
+pub struct Single {
+    /// The board size and its engine.
+    pub sized: Sized,
+    /// `--checkpoint FILE`.
+    pub checkpoint: Option<PathBuf>,
+    /// `--shard K/M --out FILE` (`-`: standard output).
+    pub shard: Option<(ShardSpec, PathBuf)>,
+}
+
+/// `count`'s options.
+#[derive(Debug)]
+pub struct CountOptions {
+    /// What to do.
+    pub mode: CountMode,
+    /// Worker threads: of this process, or with `--mpi` of each computing rank.
+    pub threads: usize,
+    /// JSON instead of text.
+    pub json: bool,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+impl CountOptions {
+    /// The options of `a`.
+    ///
+    /// # Errors
+    /// A usage error for options that do not go together; an engine that cannot count an
+    /// n, or a count that would not fit the memory allowed (every n of a range is checked
+    /// before anything is printed: `count 1..5 --engine quadrant` is refused whole).
+    pub fn from_args(a: &CountArgs) -> anyhow::Result<CountOptions> {
+        let single = a.sizes.is_single();
+        let long = a.checkpoint.is_some() || a.shard.is_some() || a.mpi;
+        if long && !single {
+            usage!(
+                "--checkpoint, --shard and --mpi need a single N, not the range {}",
+                a.sizes
+            );
+        }
+        if let (Some(out), Some(ckpt)) = (&a.out, &a.checkpoint) {
+            if out.as_os_str() != "-" && outfile::same_file(out, ckpt) {
+                usage!(
+                    "--out {} names the --checkpoint file: the shard file would overwrite the checkpoint; give another file",
+                    shown::path(out)
+                );
+            }
+        }
+        // MPI ranks run one unit each unless --threads says more (one rank per core).
+        let threads = match (a.mpi, a.threads) {
+            (_, Some(t)) => t,
+            (true, None) => 1,
+            (false, None) => default_threads(),
+        };
+        let sizes = a
+            .sizes
+            .iter()
+            .map(|n| {
+                Ok(Sized {
+                    n,
+                    chosen: a.engine.resolve(n, threads)?,
+                })
+            })
+            .collect::<anyhow::Result<Vec<Sized>>>()?;
+        let long_count = |sized: Sized| Single {
+            sized,
+            checkpoint: a.checkpoint.clone(),
+            shard: a.shard.zip(a.out.clone()),
+        };
+        let mode = if a.mpi {
+            CountMode::Mpi(long_count(sizes[0]))
+        } else if a.format == Some(CountFormat::Bfile) {
+            CountMode::Bfile(sizes, a.sequence.unwrap_or_default())
+        } else if single {
+            CountMode::Single(long_count(sizes[0]))
+        } else {
+            CountMode::Range(sizes)
+        };
+        Ok(CountOptions {
+            mode,
+            threads,
+            json: a.json,
+            quiet: a.quiet,
+        })
+    }
+}
