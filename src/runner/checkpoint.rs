@@ -34,14 +34,14 @@
 //! leaves the name absent, empty, or holding the whole header — never a prefix of it.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::outfile::{follow_links, TempFile};
-use super::record::{check_value, fnv1a64, parse_u64, FileError};
+use super::record::{check_value, fnv1a64, parse_u64, read_bounded, Bounded, FileError};
 use crate::engine::plan::{Engine, UnitPlan, UnitResult};
 
 /// Longest time a recorded unit waits for its `fsync`.
@@ -331,61 +331,59 @@ fn start(path: &Path, head: &str, empty: Option<&fs::Metadata>) -> io::Result<Fi
 }
 
 /// Reads a whole checkpoint, at most `limit` bytes, refusing a file whose first bytes are
-/// not a whole checkpoint header line before reading further. `Ok(None)` for an empty file.
-fn read_bounded(
+/// not a whole checkpoint header line before reading further (the runner's one bounded
+/// reader, [`read_bounded`]). `Ok(None)` for an empty file.
+fn read_checkpoint(
     path: &Path,
     file: &mut File,
     limit: impl FnOnce(&str) -> Result<u64, FileError>,
 ) -> Result<Option<Vec<u8>>, FileError> {
-    let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
-    let mut bytes = Vec::new();
-    Read::by_ref(file)
-        .take(HEADER_MAX as u64)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.is_empty() {
-        return Ok(None);
-    }
-    // No prefix of a header is ours: we never write one in place (see the module doc).
-    let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
-        let what = if bytes.len() >= HEADER_MAX {
-            format!("its first {HEADER_MAX} bytes hold no line")
-        } else {
-            "it holds no whole line".to_string()
+    let judge = |head: &[u8]| {
+        if head.is_empty() {
+            return Ok(0);
+        }
+        // No prefix of a header is ours: we never write one in place (see the module doc).
+        let Some(end) = head.iter().position(|&b| b == b'\n') else {
+            let what = if head.len() >= HEADER_MAX {
+                format!("its first {HEADER_MAX} bytes hold no line")
+            } else {
+                "it holds no whole line".to_string()
+            };
+            return Err(FileError::at(
+                KIND,
+                path,
+                1,
+                format!(
+                    "not an nqueens checkpoint ({what} starting with '{MAGIC} '); left untouched"
+                ),
+            ));
         };
-        return Err(FileError::at(
-            KIND,
-            path,
-            1,
-            format!("not an nqueens checkpoint ({what} starting with '{MAGIC} '); left untouched"),
-        ));
+        let first = std::str::from_utf8(&head[..end])
+            .ok()
+            .filter(|l| l.starts_with(MAGIC));
+        let Some(first) = first else {
+            return Err(FileError::at(
+                KIND,
+                path,
+                1,
+                format!("not an nqueens checkpoint (expected a first line starting with '{MAGIC}'); left untouched"),
+            ));
+        };
+        limit(first)
     };
-    let first = std::str::from_utf8(&bytes[..end])
-        .ok()
-        .filter(|l| l.starts_with(MAGIC));
-    let Some(first) = first else {
-        return Err(FileError::at(
-            KIND,
-            path,
-            1,
-            format!("not an nqueens checkpoint (expected a first line starting with '{MAGIC}'); left untouched"),
-        ));
-    };
-    let limit = limit(first)?;
-    Read::by_ref(file)
-        .take(limit.saturating_sub(bytes.len() as u64) + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(FileError::new(
+    match read_bounded(file, HEADER_MAX as u64, judge) {
+        Ok(bytes) if bytes.is_empty() => Ok(None),
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(Bounded::Io(e)) => Err(FileError::new(KIND, path, e.to_string())),
+        Err(Bounded::Refused(e)) => Err(e),
+        Err(Bounded::TooLarge(limit)) => Err(FileError::new(
             KIND,
             path,
             format!(
                 "is larger than any checkpoint of this plan can be ({limit} bytes); left untouched"
             ),
-        ));
+        )),
     }
-    Ok(Some(bytes))
 }
 
 /// The whole lines of `bytes` (up to the last newline) as text, and whether a torn line
@@ -461,7 +459,7 @@ impl Checkpoint {
             if !names(path, &m) {
                 continue;
             }
-            match read_bounded(path, &mut file, |_| Ok(bound))? {
+            match read_checkpoint(path, &mut file, |_| Ok(bound))? {
                 None => match start(path, &head, Some(&m)) {
                     Ok(f) => opened = Some(f),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -549,7 +547,7 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
         return Err(not_regular(path, &m));
     }
     let mut plan = None;
-    let bytes = read_bounded(path, &mut file, |first| {
+    let bytes = read_checkpoint(path, &mut file, |first| {
         let n = first
             .split(' ')
             .find_map(|w| w.strip_prefix("n="))

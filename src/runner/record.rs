@@ -95,6 +95,43 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
+/// Why [`read_bounded`] stopped.
+#[derive(Debug)]
+pub enum Bounded<E> {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// The first bytes were refused by the caller's judgement.
+    Refused(E),
+    /// The file holds more than its limit (the limit, in bytes).
+    TooLarge(u64),
+}
+
+/// The one bounded reader of the runner's files (checkpoints, shard files): reads at most
+/// `head` bytes, lets `limit` judge them (refuse them, or say how large the whole file may
+/// be), then reads on to that limit and one byte more. A file that passes its limit is
+/// refused without reading further, so a FIFO or `/dev/zero` named as a file can make the
+/// program hold at most `limit + 1` bytes, never all memory.
+pub fn read_bounded<E>(
+    file: &mut impl std::io::Read,
+    head: u64,
+    limit: impl FnOnce(&[u8]) -> Result<u64, E>,
+) -> Result<Vec<u8>, Bounded<E>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    file.by_ref()
+        .take(head)
+        .read_to_end(&mut bytes)
+        .map_err(Bounded::Io)?;
+    let limit = limit(&bytes).map_err(Bounded::Refused)?;
+    file.take((limit + 1).saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)
+        .map_err(Bounded::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Bounded::TooLarge(limit));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,7 @@ use rayon::slice::ParallelSliceMut;
 use serde::{Deserialize, Serialize};
 
 use super::fifo::{self, Wait};
-use super::record::{check_value, fnv1a64, FileError};
+use super::record::{check_value, fnv1a64, read_bounded, Bounded, FileError};
 use crate::engine::counts::Tally;
 use crate::engine::plan::{Engine, Unit, UnitPlan, UnitResult};
 use crate::engine::{cost, NEVER};
@@ -267,7 +267,7 @@ impl ShardFile {
     pub fn read(path: &Path, wait: Wait<'_>) -> Result<ShardFile, FileError> {
         let err = |r: String| FileError::new("shard", path, r);
         let file = fifo::open_reader(path, wait).map_err(|e| err(e.to_string()))?;
-        let text = read_bounded(file).map_err(err)?;
+        let text = read_text(file).map_err(err)?;
         let f: ShardFile =
             serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;
         if f.format != "nqueens-shard" || f.format_version != FORMAT_VERSION {
@@ -310,48 +310,47 @@ impl ShardFile {
     }
 }
 
-/// Reads a shard file's text with the bound of [`ShardFile::read`].
-fn read_bounded(mut file: impl Read) -> Result<String, String> {
+/// Reads a shard file's text with the bound of [`ShardFile::read`] ([`read_bounded`]).
+fn read_text(mut file: impl Read) -> Result<String, String> {
     const HEAD: u64 = 64 * 1024;
-    let mut bytes = Vec::new();
-    let io = |e: std::io::Error| e.to_string();
-    file.by_ref()
-        .take(HEAD)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    let head = String::from_utf8_lossy(&bytes);
-    // `"n": 16` in the pretty JSON that `count --out` writes (or `"n":16`).
-    let n = head
-        .split("\"n\"")
-        .nth(1)
-        .and_then(|rest| {
-            let digits: String = rest
-                .trim_start_matches([' ', ':', '\n', '\t', '\r'])
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse::<u32>().ok()
-        })
-        .filter(|n| (1..=crate::MAX_N).contains(n));
-    let Some(n) = n else {
-        if bytes.len() as u64 >= HEAD {
-            return Err(format!(
+    let limit = |head: &[u8]| {
+        let text = String::from_utf8_lossy(head);
+        // `"n": 16` in the pretty JSON that `count --out` writes (or `"n":16`).
+        let n = text
+            .split("\"n\"")
+            .nth(1)
+            .and_then(|rest| {
+                let digits: String = rest
+                    .trim_start_matches([' ', ':', '\n', '\t', '\r'])
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse::<u32>().ok()
+            })
+            .filter(|n| (1..=crate::MAX_N).contains(n));
+        match n {
+            Some(n) => Ok((n, size_bound(n))),
+            None if head.len() as u64 >= HEAD => Err(format!(
                 "not a shard file: its first {HEAD} bytes name no board size n"
-            ));
+            )),
+            // Small: all of it is read; let the JSON parser say what is wrong.
+            None => Ok((0, HEAD)),
         }
-        // Small: let the JSON parser say what is wrong.
-        return String::from_utf8(bytes)
-            .map_err(|_| "not a valid shard file: not UTF-8 text".into());
     };
-    let limit = size_bound(n);
-    file.take(limit + 1 - bytes.len() as u64)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(format!(
+    let mut n = 0;
+    let bytes = read_bounded(&mut file, HEAD, |head| {
+        limit(head).map(|(found, bound)| {
+            n = found;
+            bound
+        })
+    })
+    .map_err(|e| match e {
+        Bounded::Io(e) => e.to_string(),
+        Bounded::Refused(why) => why,
+        Bounded::TooLarge(limit) => format!(
             "larger than any shard of n = {n} can be ({limit} bytes); refused without reading on"
-        ));
-    }
+        ),
+    })?;
     String::from_utf8(bytes).map_err(|_| "not a valid shard file: not UTF-8 text".into())
 }
 
