@@ -19,8 +19,9 @@ use super::report::{estimate_seconds, is_failed_check, print_single, timed_count
 use super::report::{CountReport, KnownCheck};
 use super::session;
 use super::Outcome;
+use nqueens::runner::schedule::ShardSpec;
 use nqueens::runner::session::Scope;
-use nqueens::runner::shard::{ShardFile, ShardSpec};
+use nqueens::runner::shard::ShardFile;
 use nqueens::runner::shown;
 use nqueens::runner::{fifo, outfile};
 

@@ -14,7 +14,8 @@ use super::args::{parse_percent, parse_threads};
 use super::report::{print_single, CountReport};
 use super::session;
 use super::{default_threads, Outcome};
-use nqueens::runner::shard::{self, ShardFile};
+use nqueens::runner::merge;
+use nqueens::runner::shard::ShardFile;
 use nqueens::runner::shown;
 
 /// Arguments of `merge`.
@@ -49,20 +50,20 @@ pub fn run(a: &MergeArgs) -> Outcome {
     for path in &a.files {
         files.push((shown::path(path), ShardFile::read(path, wait)?));
     }
-    let (plan, tally) = shard::merge(&files).map_err(anyhow::Error::msg)?;
+    let (plan, tally) = merge::merge(&files).map_err(anyhow::Error::msg)?;
     if let Some(percent) = a.recheck {
         let seed = a.seed.unwrap_or_else(|| {
             SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
         });
-        let sample = shard::recheck_sample(&files, percent, seed);
+        let sample = merge::recheck_sample(&files, percent, seed);
         let threads = a.threads.unwrap_or_else(default_threads);
-        let k = match shard::recheck(&plan, &files, &sample, threads, &super::kernel::config()) {
+        let k = match merge::recheck(&plan, &files, &sample, threads, &super::kernel::config()) {
             Ok(k) => k,
             // A unit that recomputes differently is a failed check (exit code 1).
-            Err(shard::RecheckError::Differs(why)) => return Err(Failure::CheckFailed(why).into()),
-            Err(shard::RecheckError::Failed(e)) => return Err(e.into()),
+            Err(merge::RecheckError::Differs(why)) => return Err(Failure::CheckFailed(why).into()),
+            Err(merge::RecheckError::Failed(e)) => return Err(e.into()),
         };
         eprintln!("nqueens: rechecked {k} units (--recheck {percent} --seed {seed}): all match");
     }

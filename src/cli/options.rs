@@ -13,7 +13,7 @@ use super::default_threads;
 use super::engine::EnginePlan;
 use super::error::usage;
 use nqueens::runner::outfile;
-use nqueens::runner::shard::ShardSpec;
+use nqueens::runner::schedule::ShardSpec;
 use nqueens::runner::shown;
 
 /// What `count` does.

@@ -20,7 +20,7 @@ use nqueens::engine::cost;
 use nqueens::engine::plan::{Engine, Sum};
 use nqueens::runner::shown;
 use nqueens::runner::stats::{CostSpread, Makespan};
-use nqueens::runner::{checkpoint, shard};
+use nqueens::runner::{checkpoint, schedule};
 use nqueens::{UnitKind, UnitPlan};
 
 /// Arguments of `plan`.
@@ -132,7 +132,7 @@ fn unit_row(n: u32, u: &nqueens::Unit, cost: u64) -> UnitRow {
 }
 
 fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
-    let order = shard::largest_first(plan);
+    let order = schedule::largest_first(plan);
     let (costs, what): (Vec<u64>, &'static str) = match &a.costs {
         None => (order.iter().map(|&(_, c)| c).collect(), "estimated"),
         Some(path) => {

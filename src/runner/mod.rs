@@ -10,11 +10,14 @@ pub mod checkpoint;
 #[cfg(unix)]
 pub mod fifo;
 pub mod local;
+#[cfg(unix)]
+pub mod merge;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 #[cfg(unix)]
 pub mod outfile;
 pub mod record;
+pub mod schedule;
 #[cfg(unix)]
 pub mod session;
 #[cfg(unix)]

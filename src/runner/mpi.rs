@@ -1,7 +1,7 @@
 //! Dynamic scheduling of a unit plan over MPI ranks (feature `mpi`).
 //!
 //! Rank 0 only schedules: it hands unit ids out largest-estimated-first
-//! ([`super::shard::largest_first`]), one at a time, to whichever rank asks next, so fast
+//! ([`super::schedule::largest_first`]), one at a time, to whichever rank asks next, so fast
 //! ranks take more units and the expensive units start first. Ranks 1.. compute, each on
 //! T threads (`count --mpi --threads T`, default 1): a rank asks for one unit per idle
 //! thread, so it has up to T units in flight. Only a rank's main thread calls MPI (no

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use super::checkpoint::Checkpoint;
 use super::record::FileError;
-use super::shard::{self, ShardSpec};
+use super::schedule::{self, ShardSpec};
 use crate::engine::counts::{Counts, Tally};
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
 use crate::engine::Config;
@@ -93,7 +93,7 @@ impl<'a> Session<'a> {
     pub fn new(plan: UnitPlan, scope: Scope, stop: &'a AtomicBool) -> Option<Session<'a>> {
         let units = match scope {
             Scope::All => plan.units().to_vec(),
-            Scope::Shard(s) => shard::units_of_until(&plan, s, stop)?,
+            Scope::Shard(s) => schedule::units_of_until(&plan, s, stop)?,
         };
         let results = vec![None; plan.len()];
         Some(Session {
@@ -208,7 +208,7 @@ impl<'a> Session<'a> {
         for u in &todo {
             in_todo[u.id as usize] = true;
         }
-        let order: Vec<Unit> = shard::largest_first(&self.plan)
+        let order: Vec<Unit> = schedule::largest_first(&self.plan)
             .into_iter()
             .map(|(u, _)| u)
             .filter(|u| in_todo[u.id as usize])

@@ -4,13 +4,13 @@
 //! of unit costs ([`CostSpread`], [`Makespan`]).
 //!
 //! It lives with the runners because it measures what they do (wall times of counts, the
-//! schedule [`super::shard::list_schedule`] reaches), and it takes only numbers, so a second
+//! schedule [`super::schedule::list_schedule`] reaches), and it takes only numbers, so a second
 //! counting engine changes nothing here. Statistics follow hyperfine (`benchmark_result.rs`):
 //! the median is the figure to quote, min and max show the noise.
 
 use serde::Serialize;
 
-use super::shard::list_schedule;
+use super::schedule::list_schedule;
 
 /// Timed wall times of repeated runs and their summary.
 ///
