@@ -309,12 +309,13 @@ fn print(r: &Report, json: bool) -> anyhow::Result<()> {
     };
     writeln!(
         out,
-        "n = {}, engine {}, plan {} ({} units), {} draws of {} units (seed {}) in {}",
+        "n = {}, engine {}, plan {} ({} units), {} draw{} of {} units (seed {}) in {}",
         r.n,
         r.engine.name(),
         r.plan_id,
         r.units,
         r.draws,
+        if r.draws == 1 { "" } else { "s" },
         r.sample,
         r.seed,
         duration(r.elapsed_seconds)
