@@ -43,8 +43,9 @@ pub fn check_n(n: u64) -> Result<u32, Error> {
 
 /// What the caller decides for the engines' runs, passed down explicitly rather than held in
 /// process-wide state: the largest quadrant table the quadrant engine may build and the
-/// instruction set of the hot loops. (The command line makes it from `--max-memory` and
-/// `NQUEENS_KERNEL`; the library's counts use the default, or `Counter::table_limit`.)
+/// instruction set of the hot loops. (The command line makes it from `--max-memory` and its
+/// environment variable for the kernel, see `cli::kernel`; the library's counts use the
+/// default, or `Counter::table_limit` and `Counter::instruction_set`.)
 /// Neither changes a count, a unit or a shard: only how fast and in how much memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {

@@ -281,6 +281,8 @@ impl Half {
             #[allow(unsafe_code)]
             return unsafe { self.patterns_v3(t, north, south, part, scratch, out) };
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = scratch.isa; // one instruction set elsewhere: the build's own
         self.patterns_body(t, north, south, part, scratch, out)
     }
 

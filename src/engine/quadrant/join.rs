@@ -152,6 +152,8 @@ impl Joiner {
             #[allow(unsafe_code)]
             return unsafe { self.join_v3(east, west, bits, sample, stop) };
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = self.isa; // one instruction set elsewhere: the build's own
         self.join_body(east, west, bits, sample, stop)
     }
 
