@@ -90,46 +90,124 @@ pub fn record_line(id: u32, r: &UnitResult) -> String {
     format!("{body} {:08x}\n", fnv1a64(body.as_bytes()) as u32)
 }
 
+/// A checkpoint's header line, parsed once (the one parser: opening, `read` and the checks
+/// all use it). On disk: `nqueens-checkpoint 1 n=16 plan=<hex> plan_version=4 units=6487
+/// scope=all program=0.1.0`, with a space-free scope (`shard_3/8`). Fields other than the
+/// magic word and the format are `key=value` in any order; a missing one reads as "?".
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Header {
+    format: String,
+    n: String,
+    plan: String,
+    plan_version: String,
+    units: String,
+    /// As the session names it: "all" or "shard K/M".
+    scope: String,
+    program: String,
+}
+
+impl Header {
+    /// The header a checkpoint of `plan` over `scope` is written with.
+    fn of(plan: &UnitPlan, scope: &str) -> Header {
+        Header {
+            format: FORMAT.into(),
+            n: plan.n().to_string(),
+            plan: plan.id_hex(),
+            plan_version: plan.version().to_string(),
+            units: plan.len().to_string(),
+            scope: scope.into(),
+            program: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    /// Parses a first line (without its newline).
+    ///
+    /// # Errors
+    /// A line that does not start with the magic word.
+    fn parse(line: &str) -> Result<Header, String> {
+        let mut words = line.split(' ');
+        if words.next() != Some(MAGIC) {
+            return Err(format!(
+                "not an nqueens checkpoint (expected a first line starting with '{MAGIC}')"
+            ));
+        }
+        let format = words.next().unwrap_or("?").to_string();
+        let field = |key: &str| {
+            line.split(' ')
+                .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+                .unwrap_or("?")
+                .to_string()
+        };
+        Ok(Header {
+            format,
+            n: field("n"),
+            plan: field("plan"),
+            plan_version: field("plan_version"),
+            units: field("units"),
+            scope: field("scope").replace('_', " "),
+            program: field("program"),
+        })
+    }
+
+    /// The plan the header names, if this program makes it: its n and, by the plan
+    /// version, the engine that wrote the file.
+    fn plan(&self) -> Result<UnitPlan, String> {
+        let n = self
+            .n
+            .parse()
+            .ok()
+            .and_then(|v| crate::check_n(v).ok())
+            .ok_or("no valid n= in the header")?;
+        let engine = self
+            .plan_version
+            .parse()
+            .ok()
+            .and_then(Engine::from_plan_version)
+            .filter(|e| e.supports(n))
+            .ok_or("no plan_version= this program knows in the header")?;
+        Ok(UnitPlan::with_engine(n, engine))
+    }
+}
+
+impl std::fmt::Display for Header {
+    /// The line as written, newline included.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "{MAGIC} {} n={} plan={} plan_version={} units={} scope={} program={}",
+            self.format,
+            self.n,
+            self.plan,
+            self.plan_version,
+            self.units,
+            self.scope.replace(' ', "_"),
+            self.program
+        )
+    }
+}
+
 fn header(plan: &UnitPlan, scope: &str) -> String {
-    format!(
-        "{MAGIC} {FORMAT} n={} plan={} plan_version={} units={} scope={} program={}\n",
-        plan.n(),
-        plan.id_hex(),
-        plan.version(),
-        plan.len(),
-        scope.replace(' ', "_"),
-        env!("CARGO_PKG_VERSION")
-    )
+    Header::of(plan, scope).to_string()
 }
 
 /// Checks a header line against the plan and scope; the program version is informative.
 fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result<(), FileError> {
     let bad = |reason: String| Err(FileError::at(KIND, path, 1, reason));
-    let mut words = line.split(' ');
-    if words.next() != Some(MAGIC) {
-        return bad(format!(
-            "not an nqueens checkpoint (expected a first line starting with '{MAGIC}')"
-        ));
-    }
-    if words.next() != Some(FORMAT) {
+    let h = match Header::parse(line) {
+        Ok(h) => h,
+        Err(why) => return bad(why),
+    };
+    if h.format != FORMAT {
         return bad(format!(
             "unsupported checkpoint format (this program reads format {FORMAT})"
         ));
     }
-    let field = |key: &str| {
-        line.split(' ')
-            .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
-            .unwrap_or("?")
-    };
-    if field("n") != plan.n().to_string() {
-        return bad(format!(
-            "it is for n = {}, not n = {}",
-            field("n"),
-            plan.n()
-        ));
+    if h.n != plan.n().to_string() {
+        return bad(format!("it is for n = {}, not n = {}", h.n, plan.n()));
     }
-    if field("plan") != plan.id_hex() || field("plan_version") != plan.version().to_string() {
-        let hint = match field("plan_version")
+    if h.plan != plan.id_hex() || h.plan_version != plan.version().to_string() {
+        let hint = match h
+            .plan_version
             .parse()
             .ok()
             .and_then(Engine::from_plan_version)
@@ -143,19 +221,17 @@ fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result
         };
         return bad(format!(
             "it was written for unit plan {} (version {}), this count uses plan {} (version {}) for n = {}{hint}",
-            field("plan"),
-            field("plan_version"),
+            h.plan,
+            h.plan_version,
             plan.id_hex(),
             plan.version(),
             plan.n()
         ));
     }
-    let want = scope.replace(' ', "_");
-    if field("scope") != want {
+    if h.scope != scope {
         return bad(format!(
             "it records scope '{}', this command computes '{}'",
-            field("scope").replace('_', " "),
-            scope
+            h.scope, scope
         ));
     }
     Ok(())
@@ -548,26 +624,9 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
     }
     let mut plan = None;
     let bytes = read_checkpoint(path, &mut file, |first| {
-        let n = first
-            .split(' ')
-            .find_map(|w| w.strip_prefix("n="))
-            .and_then(|v| crate::check_n(v.parse().ok()?).ok())
-            .ok_or_else(|| FileError::at(KIND, path, 1, "no valid n= in the header"))?;
-        // The plan version names the engine that wrote the file (2: backtrack, 3: quadrant).
-        let engine = first
-            .split(' ')
-            .find_map(|w| w.strip_prefix("plan_version="))
-            .and_then(|v| Engine::from_plan_version(v.parse().ok()?))
-            .filter(|e| e.supports(n))
-            .ok_or_else(|| {
-                FileError::at(
-                    KIND,
-                    path,
-                    1,
-                    "no plan_version= this program knows in the header",
-                )
-            })?;
-        let p = UnitPlan::with_engine(n, engine);
+        let p = Header::parse(first)
+            .and_then(|h| h.plan())
+            .map_err(|why| FileError::at(KIND, path, 1, why))?;
         let bound = size_bound(&p);
         plan = Some(p);
         Ok(bound)
@@ -577,11 +636,12 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
     };
     let (text, torn) = whole_lines(path, &bytes)?;
     let first = text.lines().next().unwrap_or("");
-    let scope = first
-        .split(' ')
-        .find_map(|w| w.strip_prefix("scope="))
-        .unwrap_or("all")
-        .replace('_', " ");
+    // A header without a scope is checked as one of the whole plan (and refused).
+    let scope = Header::parse(first)
+        .ok()
+        .map(|h| h.scope)
+        .filter(|s| s != "?")
+        .unwrap_or_else(|| "all".into());
     check_header(path, first, &plan, &scope)?;
     let rec = Recorded {
         results: parse_records(path, text.lines().skip(1), &plan)?,
@@ -659,6 +719,27 @@ mod tests {
         drop(c); // releases the lock
         assert_eq!(Checkpoint::open(&p, &plan, "all").unwrap().1.count(), 2);
         std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn the_header_is_written_as_before_and_reads_back() {
+        let plan = UnitPlan::new(12);
+        let line = header(&plan, "shard 3/8");
+        let want = format!(
+            "nqueens-checkpoint 1 n=12 plan={} plan_version={} units={} scope=shard_3/8 program={}\n",
+            plan.id_hex(),
+            plan.version(),
+            plan.len(),
+            env!("CARGO_PKG_VERSION")
+        );
+        assert_eq!(line, want);
+        let h = Header::parse(line.trim_end()).unwrap();
+        assert_eq!(h, Header::of(&plan, "shard 3/8"));
+        assert_eq!(h.plan().unwrap().id(), plan.id());
+        assert!(Header::parse("nqueens-checkpoin 1 n=12").is_err());
+        let odd = Header::parse("nqueens-checkpoint 1 n=99 plan_version=4").unwrap();
+        assert!(odd.plan().unwrap_err().contains("n="));
+        assert_eq!(odd.scope, "?");
     }
 
     #[test]
