@@ -1,5 +1,6 @@
 //! The `nqueens` binary: parses the command line, runs the subcommand, and turns every error
-//! into one line on stderr with exit code 2 (usage or input) — never a panic or backtrace.
+//! into one line on stderr with its exit code (`cli::error`: 1 a failed check, 2 usage or
+//! input) — never a panic or backtrace.
 
 mod cli;
 

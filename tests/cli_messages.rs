@@ -152,6 +152,22 @@ fn a_count_that_disagrees_with_the_table_says_so_on_stderr() {
             && err.contains("(known: total 92, unique 12)"),
         "{err}"
     );
+    // Still exit code 1 when the reader of stdout is gone before the report is written.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["count", "8", "--engine", "backtrack", "--checkpoint"])
+        .arg(&ck)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("disagrees with the known value"),
+        "{}",
+        stderr(&o)
+    );
     fs::remove_dir_all(d).unwrap();
 }
 
@@ -210,4 +226,33 @@ fn only_usage_errors_point_to_the_help() {
         assert_eq!(o.status.code(), Some(2));
     }
     fs::remove_dir_all(d).unwrap();
+}
+
+/// `count N --shard K/M --out -` whose reader closed the pipe has lost its shard file: that
+/// is a failed write (exit code 2, said on stderr), not the quiet end that a closed pipe is
+/// for a listing (`solutions 12 | head`).
+#[test]
+fn a_shard_file_lost_to_a_closed_pipe_is_an_error() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["count", "16", "--shard", "0/2", "--out", "-", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before the file is written
+    let o = child.wait_with_output().unwrap();
+    assert_one_clean_line(&o, &["shard file", "standard output"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A listing cut short by its reader ends quietly.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["solutions", "12"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
 }

@@ -12,6 +12,7 @@ use clap::Args;
 use super::args::{parse_threads, SizeRange};
 use super::bfile::{CountFormat, Sequence};
 use super::engine::EngineArgs;
+use super::error::Failure;
 use super::format::{duration, grouped};
 use super::options::{CountMode, CountOptions, Single, Sized};
 use super::progress::Progress;
@@ -111,9 +112,15 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let text = serde_json::to_string_pretty(&file)? + "\n";
     let to_stdout = path.as_os_str() == "-";
     if to_stdout {
-        let mut out = crate::cli::error::stdout();
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
+        // The shard file itself: a closed pipe here loses the results, so it is a failed
+        // write (exit 2), not the quiet end of a reader that had seen enough.
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|source| Failure::Write {
+                what: "the shard file to standard output".into(),
+                source,
+            })?;
     } else {
         let wait = session::fifo_wait(session::stop_flag());
         match outfile::write_file(path, text.as_bytes(), wait) {
@@ -143,7 +150,7 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     );
     if to_stdout {
         eprintln!("nqueens: {line}");
-    } else if let Err(e) = writeln!(crate::cli::error::stdout(), "{line}") {
+    } else if let Err(e) = writeln!(std::io::stdout(), "{line}") {
         // The shard file is what matters, and it is written: a full or closed stdout only
         // loses this summary.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -225,12 +232,19 @@ fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
             failed = true;
             eprintln!("nqueens: {}", report.mismatch_line());
         }
-        if o.json {
-            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        let row = if o.json {
+            serde_json::to_string(&report)?
         } else {
-            writeln!(out, "{}", report.table_row())?;
+            report.table_row()
+        };
+        if let Err(e) = writeln!(out, "{row}").and_then(|()| out.flush()) {
+            // A failed check outranks the lost output (said on stderr already): exit 1.
+            return if failed {
+                Ok(ExitCode::from(1))
+            } else {
+                Err(e.into())
+            };
         }
-        out.flush()?;
     }
     Ok(if failed {
         ExitCode::from(1)

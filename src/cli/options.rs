@@ -70,6 +70,9 @@ impl CountOptions {
     /// n, or a count that would not fit the memory allowed (every n of a range is checked
     /// before anything is printed: `count 1..5 --engine quadrant` is refused whole).
     pub fn from_args(a: &CountArgs) -> anyhow::Result<CountOptions> {
+        if a.mpi && !cfg!(feature = "mpi") {
+            usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`");
+        }
         let single = a.sizes.is_single();
         let long = a.checkpoint.is_some() || a.shard.is_some() || a.mpi;
         if long && !single {

@@ -258,18 +258,20 @@ pub fn print_single(
     json: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
-    if json {
-        writeln!(out, "{}", serde_json::to_string(report)?)?;
+    let text = if json {
+        serde_json::to_string(report)? + "\n"
     } else {
-        write!(out, "{}", report.text_block())?;
-    }
-    out.flush()?;
+        report.text_block()
+    };
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     if report.known == KnownCheck::Mismatch {
         // The report on stdout says it too, but a script that reads only the exit code and
-        // stderr (or sends stdout to a file) must see why it failed.
+        // stderr (or sends stdout to a file, or closes the pipe early) must see why it
+        // failed: exit 1 even when the report could not be written.
         eprintln!("nqueens: {}", report.mismatch_line());
         return Ok(ExitCode::from(1));
     }
+    written?;
     Ok(ExitCode::SUCCESS)
 }
 

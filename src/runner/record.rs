@@ -123,7 +123,7 @@ pub fn read_bounded<E>(
         .read_to_end(&mut bytes)
         .map_err(Bounded::Io)?;
     let limit = limit(&bytes).map_err(Bounded::Refused)?;
-    file.take((limit + 1).saturating_sub(bytes.len() as u64))
+    file.take(limit.saturating_add(1).saturating_sub(bytes.len() as u64))
         .read_to_end(&mut bytes)
         .map_err(Bounded::Io)?;
     if bytes.len() as u64 > limit {

@@ -204,7 +204,7 @@ pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
     };
     let mut last_solution = None;
     let end = {
-        let _terminal = Terminal::enter()?;
+        let _terminal = Terminal::enter().context("cannot set up the terminal")?;
         let watch = Watch {
             stop: &stop,
             hangup: &hangup,
