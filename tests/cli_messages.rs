@@ -98,6 +98,19 @@ fn huge_paths_and_values_are_shortened() {
     }
 }
 
+/// Runs `nqueens args` with its stdout a pipe whose reader is gone before it writes.
+fn with_stdout_closed(args: &[&str]) -> Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn a_failed_read_of_stdin_names_stdin() {
     let d = scratch("stdin");
@@ -153,15 +166,15 @@ fn a_count_that_disagrees_with_the_table_says_so_on_stderr() {
         "{err}"
     );
     // Still exit code 1 when the reader of stdout is gone before the report is written.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["count", "8", "--engine", "backtrack", "--checkpoint"])
-        .arg(&ck)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let o = child.wait_with_output().unwrap();
+    let ck_arg = ck.to_str().unwrap();
+    let o = with_stdout_closed(&[
+        "count",
+        "8",
+        "--engine",
+        "backtrack",
+        "--checkpoint",
+        ck_arg,
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("disagrees with the known value"),
@@ -233,26 +246,12 @@ fn only_usage_errors_point_to_the_help() {
 /// for a listing (`solutions 12 | head`).
 #[test]
 fn a_shard_file_lost_to_a_closed_pipe_is_an_error() {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["count", "16", "--shard", "0/2", "--out", "-", "-q"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take()); // the reader is gone before the file is written
-    let o = child.wait_with_output().unwrap();
+    // The reader is gone before the file is written.
+    let o = with_stdout_closed(&["count", "16", "--shard", "0/2", "--out", "-", "-q"]);
     assert_one_clean_line(&o, &["shard file", "standard output"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // A listing cut short by its reader ends quietly.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["solutions", "12"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let o = child.wait_with_output().unwrap();
+    let o = with_stdout_closed(&["solutions", "12"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stderr.is_empty(), "{}", stderr(&o));
 }
