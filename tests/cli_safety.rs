@@ -793,3 +793,30 @@ fn an_empty_checkpoint_behind_a_link_is_started_keeping_link_and_mode() {
     assert_eq!(entries(&d), ["link", "target"]);
     fs::remove_dir_all(d).unwrap();
 }
+
+/// Shards of one count made on machines with and without the quadrant table pass a recheck
+/// on either: the quadrant engine's tested-pair figure depends on the order of its pattern
+/// lists (table or search), its solutions do not, and only those are rechecked for its units.
+#[test]
+fn merge_recheck_accepts_shards_made_with_and_without_the_table() {
+    let d = scratch("tables");
+    let with = shard_json(&d, "18", "1/2", "with.json");
+    let without = d.join("without.json");
+    // 8M: room for the plan and the lists, not for the 8 MiB table of n = 18.
+    let o = nqueens()
+        .args(["count", "18", "--shard", "0/2", "--max-memory", "8M", "--out"])
+        .arg(&without)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = nqueens()
+        .args(["merge", "--recheck", "2", "--seed", "1"])
+        .arg(&without)
+        .arg(&with)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("666,090,624"), "{out}");
+    fs::remove_dir_all(d).unwrap();
+}
