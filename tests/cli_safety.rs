@@ -804,7 +804,15 @@ fn merge_recheck_accepts_shards_made_with_and_without_the_table() {
     let without = d.join("without.json");
     // 8M: room for the plan and the lists, not for the 8 MiB table of n = 18.
     let o = nqueens()
-        .args(["count", "18", "--shard", "0/2", "--max-memory", "8M", "--out"])
+        .args([
+            "count",
+            "18",
+            "--shard",
+            "0/2",
+            "--max-memory",
+            "8M",
+            "--out",
+        ])
         .arg(&without)
         .output()
         .unwrap();

@@ -41,7 +41,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::outfile::{follow_links, TempFile};
-use super::record::{check_value, fnv1a64, parse_u64, read_bounded, Bounded, FileError};
+use super::record::{check_value, fnv1a64, parse_u64, read_bounded, Bounded, FileError, Problem};
 use crate::engine::plan::{Engine, UnitPlan, UnitResult};
 
 /// Longest time a recorded unit waits for its `fsync`.
@@ -192,10 +192,10 @@ fn header(plan: &UnitPlan, scope: &str) -> String {
 
 /// Checks a header line against the plan and scope; the program version is informative.
 fn check_header(path: &Path, line: &str, plan: &UnitPlan, scope: &str) -> Result<(), FileError> {
-    let bad = |reason: String| Err(FileError::at(KIND, path, 1, reason));
+    let bad = |reason: String| Err(FileError::at(KIND, path, 1, Problem::OtherPlan, reason));
     let h = match Header::parse(line) {
         Ok(h) => h,
-        Err(why) => return bad(why),
+        Err(why) => return Err(FileError::at(KIND, path, 1, Problem::NotOurs, why)),
     };
     if h.format != FORMAT {
         return bad(format!(
@@ -278,7 +278,7 @@ fn parse_records<'a>(
 ) -> Result<Vec<Option<UnitResult>>, FileError> {
     let mut results = vec![None; plan.len()];
     for (i, line) in lines.enumerate() {
-        let at = |reason: String| FileError::at(KIND, path, i + 2, reason);
+        let at = |reason: String| FileError::at(KIND, path, i + 2, Problem::Corrupt, reason);
         let (id, r) = parse_record(line, plan).map_err(at)?;
         match results[id as usize].replace(r) {
             // Two runs that both finished a unit wrote the same line: keep one.
@@ -313,7 +313,7 @@ fn check_regular(path: &Path) -> Result<bool, FileError> {
         Ok(m) if m.is_file() => Ok(true),
         Ok(m) => Err(not_regular(path, &m)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(FileError::new(KIND, path, e.to_string())),
+        Err(e) => Err(FileError::io(KIND, path, &e)),
     }
 }
 
@@ -321,6 +321,7 @@ fn not_regular(path: &Path, m: &fs::Metadata) -> FileError {
     FileError::new(
         KIND,
         path,
+        Problem::NotOurs,
         format!(
             "is {}, not a regular file; a checkpoint must be a regular file",
             super::outfile::file_kind(&m.file_type())
@@ -351,9 +352,10 @@ fn lock(path: &Path, file: &File) -> Result<(), FileError> {
         Err(fs::TryLockError::WouldBlock) => Err(FileError::new(
             KIND,
             path,
+            Problem::Locked,
             "another nqueens process is using it (it holds the file's lock); wait for that run to end or give another file",
         )),
-        Err(fs::TryLockError::Error(e)) => Err(FileError::new(KIND, path, e.to_string())),
+        Err(fs::TryLockError::Error(e)) => Err(FileError::io(KIND, path, &e)),
     }
 }
 
@@ -429,6 +431,7 @@ fn read_checkpoint(
                 KIND,
                 path,
                 1,
+                Problem::NotOurs,
                 format!(
                     "not an nqueens checkpoint ({what} starting with '{MAGIC} '); left untouched"
                 ),
@@ -442,6 +445,7 @@ fn read_checkpoint(
                 KIND,
                 path,
                 1,
+                Problem::NotOurs,
                 format!("not an nqueens checkpoint (expected a first line starting with '{MAGIC}'); left untouched"),
             ));
         };
@@ -450,11 +454,12 @@ fn read_checkpoint(
     match read_bounded(file, HEADER_MAX as u64, judge) {
         Ok(bytes) if bytes.is_empty() => Ok(None),
         Ok(bytes) => Ok(Some(bytes)),
-        Err(Bounded::Io(e)) => Err(FileError::new(KIND, path, e.to_string())),
+        Err(Bounded::Io(e)) => Err(FileError::io(KIND, path, &e)),
         Err(Bounded::Refused(e)) => Err(e),
         Err(Bounded::TooLarge(limit)) => Err(FileError::new(
             KIND,
             path,
+            Problem::TooLarge,
             format!(
                 "is larger than any checkpoint of this plan can be ({limit} bytes); left untouched"
             ),
@@ -475,6 +480,7 @@ fn whole_lines<'b>(path: &Path, bytes: &'b [u8]) -> Result<(&'b str, bool), File
                 KIND,
                 path,
                 line,
+                Problem::Corrupt,
                 format!(
                     "byte 0x{:02x} is not text (UTF-8): the file is corrupted",
                     bytes[at]
@@ -502,7 +508,7 @@ impl Checkpoint {
         plan: &UnitPlan,
         scope: &str,
     ) -> Result<(Checkpoint, Recorded), FileError> {
-        let io = |e: io::Error| FileError::new(KIND, path, e.to_string());
+        let io = |e: io::Error| FileError::io(KIND, path, &e);
         let head = header(plan, scope);
         let bound = size_bound(plan);
         let mut rec = Recorded {
@@ -560,6 +566,7 @@ impl Checkpoint {
             return Err(FileError::new(
                 KIND,
                 path,
+                Problem::Changing,
                 "it kept changing while it was opened (another process creates or replaces it); try again when it is done",
             ));
         };
@@ -613,7 +620,7 @@ impl Checkpoint {
 /// # Errors
 /// As [`Checkpoint::open`].
 pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
-    let io = |e: std::io::Error| FileError::new(KIND, path, e.to_string());
+    let io = |e: std::io::Error| FileError::io(KIND, path, &e);
     if !check_regular(path)? {
         return Err(io(std::io::ErrorKind::NotFound.into()));
     }
@@ -626,13 +633,19 @@ pub fn read(path: &Path) -> Result<(UnitPlan, Recorded), FileError> {
     let bytes = read_checkpoint(path, &mut file, |first| {
         let p = Header::parse(first)
             .and_then(|h| h.plan())
-            .map_err(|why| FileError::at(KIND, path, 1, why))?;
+            .map_err(|why| FileError::at(KIND, path, 1, Problem::NotOurs, why))?;
         let bound = size_bound(&p);
         plan = Some(p);
         Ok(bound)
     })?;
     let (Some(bytes), Some(plan)) = (bytes, plan) else {
-        return Err(FileError::at(KIND, path, 1, "the file is empty: no header"));
+        return Err(FileError::at(
+            KIND,
+            path,
+            1,
+            Problem::NotOurs,
+            "the file is empty: no header",
+        ));
     };
     let (text, torn) = whole_lines(path, &bytes)?;
     let first = text.lines().next().unwrap_or("");
@@ -740,6 +753,35 @@ mod tests {
         let odd = Header::parse("nqueens-checkpoint 1 n=99 plan_version=4").unwrap();
         assert!(odd.plan().unwrap_err().contains("n="));
         assert_eq!(odd.scope, "?");
+    }
+
+    #[test]
+    fn refusals_say_what_kind_of_problem() {
+        let plan = UnitPlan::new(8);
+        let problem = |p: &Path, plan: &UnitPlan, scope: &str| {
+            Checkpoint::open(p, plan, scope)
+                .map(drop)
+                .unwrap_err()
+                .problem
+        };
+        let p = temp("kinds");
+        drop(Checkpoint::open(&p, &plan, "all").unwrap());
+        assert_eq!(problem(&p, &UnitPlan::new(9), "all"), Problem::OtherPlan);
+        assert_eq!(problem(&p, &plan, "shard 0/2"), Problem::OtherPlan);
+        let held = Checkpoint::open(&p, &plan, "all").unwrap();
+        assert_eq!(problem(&p, &plan, "all"), Problem::Locked);
+        drop(held);
+        let mut text = std::fs::read_to_string(&p).unwrap();
+        text.push_str("0 1 2 3/4,5/6 00000000\n");
+        std::fs::write(&p, &text).unwrap();
+        assert_eq!(problem(&p, &plan, "all"), Problem::Corrupt);
+        std::fs::write(&p, "not a checkpoint\n").unwrap();
+        assert_eq!(problem(&p, &plan, "all"), Problem::NotOurs);
+        std::fs::remove_file(&p).unwrap();
+        let d = temp("kinds-dir");
+        std::fs::create_dir(&d).unwrap();
+        assert_eq!(problem(&d, &plan, "all"), Problem::NotOurs);
+        std::fs::remove_dir(&d).unwrap();
     }
 
     #[test]

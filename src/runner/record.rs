@@ -43,7 +43,8 @@ pub fn parse_u64(what: &str, s: &str) -> Result<u64, String> {
         .map_err(|_| format!("{what} {s} does not fit in 64 bits (max {})", u64::MAX))
 }
 
-/// A file that cannot be used: which file, where, and why. Displays as one line.
+/// A file that cannot be used: which file, where, what kind of problem, and why in words.
+/// Displays as one line.
 #[derive(Debug)]
 pub struct FileError {
     /// What kind of file ("checkpoint", "shard").
@@ -52,17 +53,46 @@ pub struct FileError {
     pub path: PathBuf,
     /// 1-based line, where one applies.
     pub line: Option<usize>,
+    /// What kind of problem, for a caller that decides by it.
+    pub problem: Problem,
     /// Why it was refused.
     pub reason: String,
 }
 
+/// What is wrong with a file the runner refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// Not a file of this kind: another program's, or not a regular file. Left untouched.
+    NotOurs,
+    /// A file of this kind, but for another n, unit plan, scope or format version.
+    OtherPlan,
+    /// Its contents fail a check: a digest, a check value, a unit outside the plan or
+    /// recorded twice with other counts, bytes that are not text.
+    Corrupt,
+    /// Another process holds its lock.
+    Locked,
+    /// Larger than any file of its plan can be (refused without reading on).
+    TooLarge,
+    /// The file changed under the program while it was opened.
+    Changing,
+    /// The operating system refused an operation on it.
+    Io(std::io::ErrorKind),
+}
+
 impl FileError {
     /// An error about the whole file.
-    pub fn new(kind: &'static str, path: &Path, reason: impl Into<String>) -> FileError {
+    pub fn new(
+        kind: &'static str,
+        path: &Path,
+        problem: Problem,
+        reason: impl Into<String>,
+    ) -> FileError {
         FileError {
             kind,
             path: path.to_path_buf(),
             line: None,
+            problem,
             reason: reason.into(),
         }
     }
@@ -72,14 +102,18 @@ impl FileError {
         kind: &'static str,
         path: &Path,
         line: usize,
+        problem: Problem,
         reason: impl Into<String>,
     ) -> FileError {
         FileError {
-            kind,
-            path: path.to_path_buf(),
             line: Some(line),
-            reason: reason.into(),
+            ..FileError::new(kind, path, problem, reason)
         }
+    }
+
+    /// An I/O error on the whole file.
+    pub fn io(kind: &'static str, path: &Path, e: &std::io::Error) -> FileError {
+        FileError::new(kind, path, Problem::Io(e.kind()), e.to_string())
     }
 }
 

@@ -254,7 +254,7 @@ impl<'a> Session<'a> {
         error: Option<std::io::Error>,
     ) -> Result<Run, SessionError> {
         let ckpt_error = |e: std::io::Error, c: &Checkpoint| {
-            SessionError::Checkpoint(FileError::new("checkpoint", c.path(), e.to_string()))
+            SessionError::Checkpoint(FileError::io("checkpoint", c.path(), &e))
         };
         if let Some(c) = &self.checkpoint {
             if let Some(e) = error {

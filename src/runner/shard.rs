@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::fifo::{self, Wait};
-use super::record::{check_value, fnv1a64, read_bounded, Bounded, FileError};
+use super::record::{check_value, fnv1a64, read_bounded, Bounded, FileError, Problem};
 use super::schedule::ShardSpec;
 use crate::engine::plan::{UnitPlan, UnitResult};
 
@@ -141,30 +141,31 @@ impl ShardFile {
     /// # Errors
     /// A [`FileError`] naming the file (also when `wait`'s stop flag ended the wait).
     pub fn read(path: &Path, wait: Wait<'_>) -> Result<ShardFile, FileError> {
-        let err = |r: String| FileError::new("shard", path, r);
-        let file = fifo::open_reader(path, wait).map_err(|e| err(e.to_string()))?;
-        let text = read_text(file).map_err(err)?;
-        let f: ShardFile =
-            serde_json::from_str(&text).map_err(|e| err(format!("not a valid shard file: {e}")))?;
+        let err = |problem, r: String| FileError::new("shard", path, problem, r);
+        let corrupt = |r: String| err(Problem::Corrupt, r);
+        let file = fifo::open_reader(path, wait).map_err(|e| FileError::io("shard", path, &e))?;
+        let text = read_text(file).map_err(|(problem, why)| err(problem, why))?;
+        let f: ShardFile = serde_json::from_str(&text)
+            .map_err(|e| err(Problem::NotOurs, format!("not a valid shard file: {e}")))?;
         if f.format != "nqueens-shard" || f.format_version != FORMAT_VERSION {
-            return Err(err(format!(
+            return Err(err(Problem::OtherPlan, format!(
                 "unsupported format '{}' version {} (this program reads version {FORMAT_VERSION}; version 1 came from nqueens before 0.1.1: recompute that shard)",
                 f.format, f.format_version
             )));
         }
         if f.digest != digest(&f) {
-            return Err(err(
-                "digest mismatch: the file was edited or corrupted".into()
+            return Err(corrupt(
+                "digest mismatch: the file was edited or corrupted".into(),
             ));
         }
         if !f.seconds.is_finite() || f.seconds < 0.0 || f.seconds > 1e12 {
-            return Err(err(format!(
+            return Err(corrupt(format!(
                 "seconds {} is out of range: expected a finite time from 0 to 1e12",
                 f.seconds
             )));
         }
         if f.threads == 0 || f.threads > crate::MAX_THREADS {
-            return Err(err(format!(
+            return Err(corrupt(format!(
                 "threads {} is out of range: expected 1 to {}",
                 f.threads,
                 crate::MAX_THREADS
@@ -176,7 +177,7 @@ impl ShardFile {
                 nodes: u.nodes,
             };
             if u.check != check_value(&r) {
-                return Err(err(format!(
+                return Err(corrupt(format!(
                     "unit {}: check value {} does not match its counts",
                     u.id, u.check
                 )));
@@ -187,7 +188,7 @@ impl ShardFile {
 }
 
 /// Reads a shard file's text with the bound of [`ShardFile::read`] ([`read_bounded`]).
-fn read_text(mut file: impl Read) -> Result<String, String> {
+fn read_text(mut file: impl Read) -> Result<String, (Problem, String)> {
     const HEAD: u64 = 64 * 1024;
     let limit = |head: &[u8]| {
         let text = String::from_utf8_lossy(head);
@@ -221,13 +222,21 @@ fn read_text(mut file: impl Read) -> Result<String, String> {
         })
     })
     .map_err(|e| match e {
-        Bounded::Io(e) => e.to_string(),
-        Bounded::Refused(why) => why,
-        Bounded::TooLarge(limit) => format!(
-            "larger than any shard of n = {n} can be ({limit} bytes); refused without reading on"
+        Bounded::Io(e) => (Problem::Io(e.kind()), e.to_string()),
+        Bounded::Refused(why) => (Problem::NotOurs, why),
+        Bounded::TooLarge(limit) => (
+            Problem::TooLarge,
+            format!(
+                "larger than any shard of n = {n} can be ({limit} bytes); refused without reading on"
+            ),
         ),
     })?;
-    String::from_utf8(bytes).map_err(|_| "not a valid shard file: not UTF-8 text".into())
+    String::from_utf8(bytes).map_err(|_| {
+        (
+            Problem::NotOurs,
+            "not a valid shard file: not UTF-8 text".into(),
+        )
+    })
 }
 
 impl ShardFile {
