@@ -111,7 +111,7 @@ pub fn estimates(plan: &UnitPlan) -> Vec<u64> {
 
 /// [`estimates`], giving up (None) soon after `stop` becomes true (94 million units at
 /// n = 64 take minutes; the flag is read per unit).
-pub fn estimates_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<Vec<u64>> {
+pub(crate) fn estimates_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<Vec<u64>> {
     use rayon::prelude::*;
     let est = Estimator::new(plan.n(), plan.engine());
     plan.units()

@@ -5,7 +5,7 @@
 //! Source: Fowler, Noll, Vo, "FNV hash" (offset basis 0xcbf29ce484222325, prime 2^40 + 0x1b3).
 
 /// The FNV-1a offset basis: the digest of no bytes.
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -21,7 +21,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// Continues a FNV-1a digest `h` over more `bytes` (digesting in pieces gives the same value
 /// as digesting the concatenation).
-pub fn fnv1a64_more(h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64_more(h: u64, bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))

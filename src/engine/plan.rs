@@ -47,11 +47,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Version of the backtracking engine's splitting rule. Bump it whenever units, their order
 /// or their weights change: checkpoints and shards record it (through the plan id) and
 /// refuse to mix plans.
-pub const PLAN_VERSION: u32 = 2;
+pub(crate) const PLAN_VERSION: u32 = 2;
 /// Version of the quadrant engine's splitting rule. 4: units of n >= 26 fix more rows
 /// (minutes each, see `quadrant::units::prefix_rows`) and shards are balanced by an
 /// estimate that reads no table (version 3's depended on the machine's memory).
-pub const QUADRANT_PLAN_VERSION: u32 = 4;
+pub(crate) const QUADRANT_PLAN_VERSION: u32 = 4;
 
 /// A counting engine: how the total is computed. (F180 and F90 are backtracking searches
 /// in both.)

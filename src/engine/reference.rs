@@ -21,7 +21,7 @@ pub struct ReferenceCounts {
 /// Calls `visit` with every permutation of `0..n` (0-based columns): each permutation of
 /// `0..k` is extended by inserting `k` into each of its `k + 1` positions. Depth-first, so
 /// memory is O(n) rather than n! permutations.
-pub fn for_each_permutation(n: usize, visit: &mut dyn FnMut(&[usize])) {
+pub(crate) fn for_each_permutation(n: usize, visit: &mut dyn FnMut(&[usize])) {
     fn extend(k: usize, n: usize, perm: &mut Vec<usize>, visit: &mut dyn FnMut(&[usize])) {
         if k == n {
             visit(perm);
@@ -37,7 +37,7 @@ pub fn for_each_permutation(n: usize, visit: &mut dyn FnMut(&[usize])) {
 }
 
 /// True if no two queens of the permutation share a diagonal.
-pub fn no_diagonal_attacks(p: &[usize]) -> bool {
+pub(crate) fn no_diagonal_attacks(p: &[usize]) -> bool {
     (0..p.len()).all(|i| (i + 1..p.len()).all(|j| p[i].abs_diff(p[j]) != j - i))
 }
 

@@ -14,7 +14,7 @@ use super::board::{columns, DiagBoard};
 /// Number of 180°-symmetric solutions of size `n` whose row-0 queen is in column `first`.
 ///
 /// Returns `(solutions, nodes)`.
-pub fn count_fixed180(n: usize, first: usize) -> (u64, u64) {
+pub(crate) fn count_fixed180(n: usize, first: usize) -> (u64, u64) {
     debug_assert!((1..=64).contains(&n) && first < n);
     let half = n / 2;
     if half == 0 {
@@ -72,7 +72,7 @@ impl Half {
 /// centre of an odd board is its own orbit and must hold a queen). Such solutions exist only
 /// for n ≡ 0 or 1 (mod 4). The search fills rows top to bottom; placing a queen places its
 /// whole orbit, so later rows are often already filled.
-pub fn count_fixed90(n: usize) -> (u64, u64) {
+pub(crate) fn count_fixed90(n: usize) -> (u64, u64) {
     debug_assert!((1..=64).contains(&n));
     if n % 4 == 2 || n % 4 == 3 {
         return (0, 0);

@@ -85,7 +85,7 @@ impl Recorded {
 }
 
 /// The one-line record of a unit, with its check values, newline included.
-pub fn record_line(id: u32, r: &UnitResult) -> String {
+pub(crate) fn record_line(id: u32, r: &UnitResult) -> String {
     let body = format!("{id} {} {} {}", r.solutions, r.nodes, check_value(r));
     format!("{body} {:08x}\n", fnv1a64(body.as_bytes()) as u32)
 }

@@ -204,7 +204,7 @@ fn nonblocking() -> OpenOptions {
 ///
 /// # Errors
 /// The I/O error of the open, or a [`Stopped`] one (see [`is_stopped`]).
-pub fn open_writer<'a>(path: &Path, wait: Wait<'a>) -> io::Result<PeerFile<'a>> {
+pub(crate) fn open_writer<'a>(path: &Path, wait: Wait<'a>) -> io::Result<PeerFile<'a>> {
     let since = Instant::now();
     let mut noticed = false;
     loop {

@@ -81,7 +81,7 @@ pub fn write_file(path: &Path, bytes: &[u8], wait: Wait<'_>) -> io::Result<()> {
 }
 
 /// What a file type is, in words: "a directory", "a FIFO", ...
-pub fn file_kind(t: &fs::FileType) -> &'static str {
+pub(crate) fn file_kind(t: &fs::FileType) -> &'static str {
     if t.is_dir() {
         "a directory"
     } else if t.is_fifo() {

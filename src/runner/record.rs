@@ -35,7 +35,7 @@ pub fn check_value(r: &UnitResult) -> String {
 ///
 /// # Errors
 /// A one-line reason: not a number, negative, or larger than u64::MAX.
-pub fn parse_u64(what: &str, s: &str) -> Result<u64, String> {
+pub(crate) fn parse_u64(what: &str, s: &str) -> Result<u64, String> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("{what} '{s}' is not a non-negative whole number"));
     }

@@ -100,7 +100,7 @@ pub fn largest_first(plan: &UnitPlan) -> Vec<(Unit, u64)> {
 }
 
 /// [`largest_first`], giving up (None) soon after `stop` becomes true.
-pub fn largest_first_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<Vec<(Unit, u64)>> {
+pub(crate) fn largest_first_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<Vec<(Unit, u64)>> {
     let mut v: Vec<(Unit, u64)> = plan
         .units()
         .iter()
@@ -117,7 +117,11 @@ pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
 }
 
 /// [`units_of`], giving up (None) soon after `stop` becomes true.
-pub fn units_of_until(plan: &UnitPlan, spec: ShardSpec, stop: &AtomicBool) -> Option<Vec<Unit>> {
+pub(crate) fn units_of_until(
+    plan: &UnitPlan,
+    spec: ShardSpec,
+    stop: &AtomicBool,
+) -> Option<Vec<Unit>> {
     let order = largest_first_until(plan, stop)?;
     if stop.load(Ordering::Relaxed) {
         return None;

@@ -605,7 +605,7 @@ pub fn sets(m: u32, k: u32) -> impl Iterator<Item = u32> {
 /// Counts the sets E of one unit: those of `frame` whose first `p` rows are `prefix`
 /// (see [`units`]); None if `stop` was raised first (a unit of n = 26 takes minutes: the
 /// flag is read between sets and inside each join).
-pub fn run_unit(
+pub(crate) fn run_unit(
     frame: &Frame,
     proxy: &units::Proxy,
     p: u32,
@@ -657,7 +657,7 @@ const MAX_PARTS: f64 = 4096.0;
 pub const DEFAULT_TABLE_LIMIT: u64 = 1 << 30;
 
 /// Whether the engine builds the quadrant table for n under `config`'s limit.
-pub fn uses_table(n: u32, config: &Config) -> bool {
+pub(crate) fn uses_table(n: u32, config: &Config) -> bool {
     table::QuadrantTable::bytes(n / 2).is_some_and(|b| b <= config.table_limit)
 }
 
@@ -676,7 +676,7 @@ pub fn context(n: u32) -> Arc<Context> {
 /// One context is kept, a cache rather than configuration: it is what the last call built,
 /// and is replaced when n changes or when `config` asks for a table where it has none, or
 /// for none where it has one (a range of counts, or two counts under different limits).
-pub fn context_until(n: u32, config: &Config, stop: &AtomicBool) -> Option<Arc<Context>> {
+pub(crate) fn context_until(n: u32, config: &Config, stop: &AtomicBool) -> Option<Arc<Context>> {
     static CACHE: Mutex<Option<Arc<Context>>> = Mutex::new(None);
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     let with_table = uses_table(n, config);
