@@ -35,6 +35,7 @@ pub fn check_value(r: &UnitResult) -> String {
 ///
 /// # Errors
 /// A one-line reason: not a number, negative, or larger than u64::MAX.
+#[cfg(unix)] // for the checkpoint records, which are Unix-only
 pub(crate) fn parse_u64(what: &str, s: &str) -> Result<u64, String> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("{what} '{s}' is not a non-negative whole number"));
@@ -171,6 +172,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn parses_only_counts_that_fit() {
         assert_eq!(parse_u64("nodes", "18446744073709551615"), Ok(u64::MAX));
         assert!(parse_u64("nodes", "18446744073709551616")
