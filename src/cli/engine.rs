@@ -89,12 +89,6 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(total)
 }
 
-/// Bytes of pattern lists one thread of the quadrant engine holds at n (the engine's
-/// memory model, [`Engine::list_bytes`]).
-pub fn list_bytes(n: u32) -> u64 {
-    Engine::Quadrant.list_bytes(n)
-}
-
 /// Memory available to the count and where the figure comes from: `--max-memory`, or 80%
 /// of MemAvailable; in either case no more than three quarters of the address-space limit
 /// (`ulimit -v`, RLIMIT_AS), which an allocation cannot pass whatever the machine has (the
@@ -207,7 +201,9 @@ impl EngineArgs {
     /// lists would not fit `--max-memory`.
     pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
         let (limit, source) = memory_limit(self);
-        let lists = list_bytes(n).saturating_mul(threads as u64);
+        let lists = Engine::Quadrant
+            .list_bytes(n)
+            .saturating_mul(threads as u64);
         let table = Engine::Quadrant
             .table_bytes(n)
             .filter(|&t| t + lists <= limit);
@@ -275,15 +271,6 @@ mod tests {
         assert!(parse_size("2P")
             .unwrap_err()
             .contains("largest allowed, 1P"));
-    }
-
-    #[test]
-    fn list_estimate_matches_the_measured_means() {
-        // 3 x 24 bytes x the mean patterns per set: 1,400 at n = 16, 8,500 at 18.
-        assert_eq!(list_bytes(20), 3_672_000);
-        assert!((90_000..120_000).contains(&list_bytes(16)));
-        // n = 24: 2.68 million patterns measured per set, 3 x 24 bytes each at most.
-        assert!((150 << 20..300 << 20).contains(&list_bytes(24)));
     }
 
     #[test]

@@ -191,7 +191,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
         usage!(
             "n = {}: the quadrant engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine backtrack to estimate the backtracking engine",
             a.n,
-            bytes(super::engine::list_bytes(a.n).saturating_mul(threads as u64))
+            bytes(Engine::Quadrant.list_bytes(a.n).saturating_mul(threads as u64))
         );
     }
     let table_used = engine == Engine::Quadrant

@@ -279,6 +279,17 @@ mod tests {
     use crate::engine::plan::UnitPlan;
 
     #[test]
+    fn list_estimate_matches_the_measured_means() {
+        let list_bytes = |n| Engine::Quadrant.list_bytes(n);
+        // 3 x 24 bytes x the mean patterns per set: 1,400 at n = 16, 8,500 at 18.
+        assert_eq!(list_bytes(20), 3_672_000);
+        assert!((90_000..120_000).contains(&list_bytes(16)));
+        // n = 24: 2.68 million patterns measured per set, 3 x 24 bytes each at most.
+        assert!((150 << 20..300 << 20).contains(&list_bytes(24)));
+        assert_eq!(Engine::Backtrack.list_bytes(24), 0);
+    }
+
+    #[test]
     fn estimate_is_within_a_factor_of_two_of_the_real_nodes_where_calibrated() {
         for n in [12u32, 13] {
             let plan = UnitPlan::new(n);
