@@ -379,6 +379,22 @@ impl Frame {
             .join_sampled(scratch.east.as_slice(), &scratch.west, self.bits(), sample)
     }
 
+    /// Sorts the lists [`Frame::prepare_part`] left in `scratch` and keeps them for
+    /// [`Frame::join_kept`] (`nqueens estimate`: one sort, then several samples of the
+    /// pieces); returns the number of pieces of the join.
+    pub fn keep_prepared(&self, scratch: &mut Scratch) -> u64 {
+        scratch
+            .joiner
+            .keep(scratch.east.as_slice(), &scratch.west, self.bits())
+    }
+
+    /// The pieces `sample` picks of the join [`Frame::keep_prepared`] kept.
+    pub fn join_kept(&self, scratch: &mut Scratch, sample: join::Sample) -> join::JoinStats {
+        scratch
+            .joiner
+            .join_kept(scratch.east.as_slice(), &scratch.west, sample)
+    }
+
     /// The first half of [`Frame::count_set`]: both halves' pattern lists, left in
     /// `scratch` for [`Frame::join_prepared`] (the east list is empty when there is nothing
     /// to join). Returns the work done (no solutions yet).
