@@ -3,7 +3,7 @@
 //! and add the results up; the tally checks Burnside's identities when it finishes.
 //! `cargo run --release --example distribute -- 13 3`.
 
-use nqueens::engine::counts::Tally;
+use nqueens::Tally;
 use nqueens::{known, Engine, UnitPlan};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

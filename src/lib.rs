@@ -21,30 +21,50 @@
 //! ```
 //!
 //! To distribute the work yourself, take the [`UnitPlan`] of n, run its [`Unit`]s where you
-//! like ([`Unit::run`]) and add their results up in a [`engine::counts::Tally`], which
-//! checks Burnside's identities when it finishes (see `examples/distribute.rs`).
+//! like ([`Unit::run`]) and add their results up in a [`Tally`], which checks Burnside's
+//! identities when it finishes (see `examples/distribute.rs`).
 //!
-//! Layers: [`engine`] (pure computation: kernels, symmetry, unit plans, the reference
-//! solver), [`runner`] (drives a unit plan on threads), and the `nqueens` binary on top;
-//! [`architecture`] is the map of the whole.
+//! The public API is what this page lists; everything else is `pub(crate)`. Inside, the
+//! layers are the engine (pure computation: kernels, symmetry, unit plans, the reference
+//! solver), the runner (drives a unit plan on threads, checkpoints, shards) and the command
+//! (`cli`, built with the default `cli` feature, which `src/main.rs` calls); [`architecture`]
+//! is the map of the whole.
+
+// Without the command (`default-features = false`) the runner's file formats, shards,
+// merges and the engine's cost models have no caller: they are the command's. The full
+// build (`cli`, the default) is the one whose dead code is checked.
+#![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
 
 #[doc = include_str!("architecture.md")]
 pub mod architecture {}
-pub mod engine;
-pub mod runner;
+pub(crate) mod engine;
+pub(crate) mod runner;
 
+/// The `nqueens` command (`src/main.rs` calls [`cli::entry::main`]); not a library API.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
+
+pub use engine::border::Border;
 pub use engine::construct::construct;
-pub use engine::counts::Counts;
+pub use engine::counts::{Counts, Tally};
 pub use engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
 pub use engine::solutions::{is_solution, Solutions, Step, Steps};
 pub use engine::symmetry::{canonical, orbit_size, Transform};
-pub use engine::{check_n, Error, MAX_N};
+pub use engine::{check_n, Error, Isa, MAX_N};
 pub use engine::{known, reference};
 
 /// The most worker threads a count accepts. Far above the logical cores of any single
 /// machine. Without a cap, rayon silently runs at most 65,535 threads whatever was asked,
 /// and tens of thousands of threads exhaust the process table (Linux's default `pid_max`
 /// is 32,768) before the pool reports an error.
+///
+/// ```
+/// use nqueens::{Counter, Error, MAX_THREADS};
+/// let e = Counter::new(8)?.threads(MAX_THREADS + 1).count().unwrap_err();
+/// assert_eq!(e, Error::TooManyThreads { threads: MAX_THREADS + 1, max: MAX_THREADS });
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 pub const MAX_THREADS: usize = 4096;
 
 /// One count and its options: board size, threads, engine, a memory limit for the unit plan
@@ -102,7 +122,7 @@ impl<'a> Counter<'a> {
     }
 
     /// Refuses a count whose unit plan and records would take more than `bytes`
-    /// ([`runner::local::BYTES_PER_UNIT`] per unit): [`Error::PlanTooLarge`]. The
+    /// (128 bytes per unit): [`Error::PlanTooLarge`]. The
     /// quadrant engine's table is built within its own limit ([`Counter::table_limit`]).
     pub fn memory_limit(self, bytes: u64) -> Counter<'a> {
         Counter {
@@ -112,7 +132,7 @@ impl<'a> Counter<'a> {
     }
 
     /// The largest quadrant table the count may build, in bytes (default
-    /// [`engine::quadrant::DEFAULT_TABLE_LIMIT`], 1 GiB: tables up to n = 23); above it the
+    /// 1 GiB: tables up to n = 23); above it the
     /// quadrants are searched per set (same counts, slower).
     ///
     /// ```
@@ -130,12 +150,12 @@ impl<'a> Counter<'a> {
         }
     }
 
-    /// The instruction set of the hot loops (default [`engine::Isa::best`], the best this
+    /// The instruction set of the hot loops (default [`Isa::best`], the best this
     /// CPU runs; one it cannot run falls back to the baseline). The counts are the same
     /// with any: this is for measuring one against the other.
     ///
     /// ```
-    /// use nqueens::engine::Isa;
+    /// use nqueens::Isa;
     /// let c = nqueens::Counter::new(12)?.instruction_set(Isa::Baseline).count()?;
     /// assert_eq!(c.total, 14_200);
     /// # Ok::<(), nqueens::Error>(())
@@ -189,6 +209,12 @@ impl<'a> Counter<'a> {
 
 /// Counts the solutions for `n` on all logical cores, with the faster engine for n
 /// ([`Engine::auto`]).
+///
+/// ```
+/// let c = nqueens::count(14)?;
+/// assert_eq!((c.total, c.unique), (365_596, 45_752));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::BoardSize`] unless `1 <= n <= 64`; see [`Counter::count`].

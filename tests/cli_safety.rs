@@ -431,7 +431,7 @@ fn merge_recheck_catches_a_forged_shard() {
             (n + 1) % 13,
             (n + 1) % 15
         );
-        let digest = nqueens::runner::record::fnv1a64(body.as_bytes()) as u32;
+        let digest = common::fnv1a64(body.as_bytes()) as u32;
         forged.push_str(&format!("{body} {digest:08x}\n"));
     }
     fs::write(&ck, forged).unwrap();

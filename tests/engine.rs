@@ -217,7 +217,7 @@ fn the_quadrant_engine_refuses_boards_it_cannot_count() {
 fn quadrant_units_summed_one_by_one_give_the_total() {
     let n = 13u32;
     let plan = UnitPlan::with_engine(n, Engine::Quadrant);
-    let mut t = nqueens::engine::counts::Tally::default();
+    let mut t = nqueens::Tally::default();
     for u in plan.units() {
         t.add(&u.kind, &u.run(n as usize));
     }

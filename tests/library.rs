@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use nqueens::engine::counts::Tally;
+use nqueens::Tally;
 use nqueens::{construct, is_solution, known, Counter, Engine, Error, Solutions, UnitPlan};
 
 #[test]

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use nqueens::{MAX_N, MAX_THREADS};
+use crate::{MAX_N, MAX_THREADS};
 
 /// A board size or an inclusive range of sizes: `16` or `10..14`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,9 +77,9 @@ pub fn parse_in(s: &str, lo: i128, hi: i128) -> Result<i128, Refused> {
 }
 
 /// An argument as echoed in an error: control characters escaped, long ones shortened (see
-/// `nqueens::runner::shown`).
+/// `crate::runner::shown`).
 pub fn shown(s: &str) -> String {
-    nqueens::runner::shown::value(s)
+    crate::runner::shown::value(s)
 }
 
 /// Parses one board size, 1..=64.

@@ -23,9 +23,9 @@ use super::engine::{EngineArgs, EnginePlan};
 
 use super::report::{timed_count, KnownCheck};
 use super::Outcome;
+use crate::engine::plan::Engine;
+use crate::{known, Counts, UnitPlan};
 use machine::Machine;
-use nqueens::engine::plan::Engine;
-use nqueens::{known, Counts, UnitPlan};
 use report::{BenchReport, Sample, TestResult, WorkloadInfo};
 
 /// A fixed benchmark workload. Changing the sizes of a workload means a new `id`: reports
@@ -206,7 +206,7 @@ fn checked_count(
     let (counts, plan, seconds) = match timed_count(n, threads, &EnginePlan::unlimited(engine)) {
         Ok(r) => r,
         // A broken symmetry identity is a wrong count too, not a usage error.
-        Err(e) if matches!(e.downcast_ref(), Some(nqueens::Error::Inconsistent { .. })) => {
+        Err(e) if matches!(e.downcast_ref(), Some(crate::Error::Inconsistent { .. })) => {
             return Err(WrongCount(format!("n = {n} on {threads} thread(s): {e}")).into())
         }
         Err(e) => return Err(e),

@@ -24,9 +24,9 @@ use clap::ValueEnum;
 
 use super::args::shown;
 use super::Outcome;
-use nqueens::runner::fifo::{self, Wait};
-use nqueens::runner::shown;
-use nqueens::{known, Counts, MAX_N};
+use crate::runner::fifo::{self, Wait};
+use crate::runner::shown;
+use crate::{known, Counts, MAX_N};
 
 /// Largest b-file read: 16 MiB. The OEIS keeps b-files to 10,000 terms; this bound is there
 /// so that `--bfile /dev/zero` ends with an error instead of filling memory.
@@ -197,8 +197,8 @@ fn normalize(s: &str) -> Option<String> {
 
 /// Counts n on `threads` threads with the engine, table limit and instruction set of
 /// `chosen`.
-fn count_with(n: u32, threads: usize, chosen: &EnginePlan) -> anyhow::Result<nqueens::Counts> {
-    Ok(nqueens::Counter::new(n)?
+fn count_with(n: u32, threads: usize, chosen: &EnginePlan) -> anyhow::Result<crate::Counts> {
+    Ok(crate::Counter::new(n)?
         .threads(threads)
         .engine(chosen.engine)
         .table_limit(chosen.config.table_limit)

@@ -20,11 +20,11 @@ use super::report::{estimate_seconds, is_failed_check, print_single, timed_count
 use super::report::{CountReport, KnownCheck};
 use super::session;
 use super::Outcome;
-use nqueens::runner::schedule::ShardSpec;
-use nqueens::runner::session::Scope;
-use nqueens::runner::shard::ShardFile;
-use nqueens::runner::shown;
-use nqueens::runner::{fifo, outfile};
+use crate::runner::schedule::ShardSpec;
+use crate::runner::session::Scope;
+use crate::runner::shard::ShardFile;
+use crate::runner::shown;
+use crate::runner::{fifo, outfile};
 
 /// Arguments of `count`.
 #[derive(Args, Debug)]
@@ -173,7 +173,7 @@ fn mpi_count(s: &Single, o: &CountOptions) -> Outcome {
 }
 
 /// Warns on stderr when counting n will take more than an hour.
-fn warn_if_long(n: u32, threads: usize, engine: nqueens::Engine) {
+fn warn_if_long(n: u32, threads: usize, engine: crate::Engine) {
     let est = estimate_seconds(n, threads, engine);
     if est > 3600.0 {
         eprintln!(

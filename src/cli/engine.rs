@@ -13,11 +13,11 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use super::format::{bytes, grouped};
-use nqueens::engine::plan::Engine;
-use nqueens::engine::quadrant;
-use nqueens::engine::Config;
-use nqueens::runner::session::{units_within, BYTES_PER_UNIT};
-use nqueens::UnitPlan;
+use crate::engine::plan::Engine;
+use crate::engine::quadrant;
+use crate::engine::Config;
+use crate::runner::session::{units_within, BYTES_PER_UNIT};
+use crate::UnitPlan;
 use std::sync::atomic::AtomicBool;
 
 /// The `--engine` values.
@@ -171,8 +171,8 @@ impl EnginePlan {
         let max_units = units_within(self.plan_budget);
         match UnitPlan::build(n, self.engine, stop, max_units) {
             Ok(plan) => Ok(Some(plan)),
-            Err(nqueens::Error::Stopped) => Ok(None),
-            Err(nqueens::Error::PlanTooLarge { units }) => bail!(
+            Err(crate::Error::Stopped) => Ok(None),
+            Err(crate::Error::PlanTooLarge { units }) => bail!(
                 "n = {n} with the {} engine: its unit plan passed {} units, more than fit in the {} {} ({BYTES_PER_UNIT} bytes a unit{})",
                 self.engine.name(),
                 grouped(units as u128),
@@ -301,7 +301,7 @@ mod tests {
         };
         let chosen = tiny.resolve(24, 2).unwrap();
         let e = chosen
-            .plan(24, &nqueens::engine::NEVER)
+            .plan(24, &crate::engine::NEVER)
             .unwrap_err()
             .to_string();
         assert!(e.contains("its unit plan passed 8,192 units"), "{e}");

@@ -1,5 +1,5 @@
 //! The binary's error kinds, and the one place that turns an error into a message and an
-//! exit code ([`report`], called by `main.rs` only).
+//! exit code ([`report`], called by `cli::entry` only).
 //!
 //! The subcommands return `anyhow` errors (their context chains name files and units);
 //! what decides the exit code and the form of the message is the [`Failure`] somewhere in

@@ -42,12 +42,12 @@ use super::args::{parse_in, parse_n, parse_threads, shown, Refused};
 use super::engine::{EngineArgs, EngineChoice};
 use super::format::{bytes, duration};
 use super::Outcome;
-use nqueens::engine::cost;
-use nqueens::engine::plan::{Engine, Unit, UnitKind};
-use nqueens::engine::quadrant::{
+use crate::engine::cost;
+use crate::engine::plan::{Engine, Unit, UnitKind};
+use crate::engine::quadrant::{
     self, half::Part, join::Sample, table::QuadrantTable, units::Proxy, Scratch,
 };
-use nqueens::UnitPlan;
+use crate::UnitPlan;
 
 /// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
 pub const TABLE_BUILD_LIMIT: u64 = 1 << 30;
@@ -201,7 +201,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     // added: at n = 16 it is a third of the count.
     let clock = Instant::now();
     let plan = resolved
-        .plan(a.n, &nqueens::engine::NEVER)?
+        .plan(a.n, &crate::engine::NEVER)?
         .expect("never stopped");
     let mut fixed = clock.elapsed().as_secs_f64();
     let costs = cost::estimates(&plan);
@@ -383,11 +383,11 @@ fn time_unit(
     let UnitKind::Quadrant { frame, prefix } = unit.kind else {
         let t = Instant::now();
         // A backtracking unit runs whole, with the instruction set the environment asks for.
-        let _ = nqueens::engine::exec::run_until_with(
+        let _ = crate::engine::exec::run_until_with(
             n as usize,
             unit,
             &super::kernel::config(),
-            &nqueens::engine::NEVER,
+            &crate::engine::NEVER,
         );
         return t.elapsed().as_secs_f64();
     };

@@ -6,8 +6,8 @@
 //! are the same). Anything else is refused, so that a typo does not silently measure the
 //! wrong code.
 
-use nqueens::engine::isa::{Isa, BUILT_V3};
-use nqueens::engine::Config;
+use crate::engine::isa::{Isa, BUILT_V3};
+use crate::engine::Config;
 
 use super::args::shown;
 

@@ -14,9 +14,9 @@ use super::args::{parse_percent, parse_threads};
 use super::report::{print_single, CountReport};
 use super::session;
 use super::{default_threads, Outcome};
-use nqueens::runner::merge;
-use nqueens::runner::shard::ShardFile;
-use nqueens::runner::shown;
+use crate::runner::merge;
+use crate::runner::shard::ShardFile;
+use crate::runner::shown;
 
 /// Arguments of `merge`.
 #[derive(Args, Debug)]

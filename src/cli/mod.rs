@@ -1,29 +1,30 @@
 //! The command line: clap-derive arguments, turned into engine/runner calls in one place per
 //! subcommand, and formatted output (human text by default, `--json` for machines).
 
-pub mod animate;
-pub mod args;
-pub mod bench;
-pub mod bfile;
-pub mod count;
-pub mod engine;
-pub mod error;
-pub mod estimate;
-pub mod format;
-pub mod kernel;
-pub mod merge;
+mod animate;
+mod args;
+mod bench;
+mod bfile;
+mod count;
+mod engine;
+pub mod entry;
+mod error;
+mod estimate;
+mod format;
+mod kernel;
+mod merge;
 #[cfg(feature = "mpi")]
-pub mod mpi;
-pub mod options;
-pub mod outfile;
-pub mod plan;
-pub mod progress;
-pub mod render;
-pub mod report;
-pub mod session;
-pub mod solutions;
-pub mod solve;
-pub mod verify;
+mod mpi;
+mod options;
+mod outfile;
+mod plan;
+mod progress;
+mod render;
+mod report;
+mod session;
+mod solutions;
+mod solve;
+mod verify;
 
 use std::process::ExitCode;
 

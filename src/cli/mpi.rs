@@ -13,9 +13,9 @@ use super::progress::Progress;
 use super::report::{print_single, CountReport};
 use super::session;
 use super::Outcome;
-use nqueens::runner::mpi as dist;
-use nqueens::runner::session::Scope;
-use nqueens::UnitPlan;
+use crate::runner::mpi as dist;
+use crate::runner::session::Scope;
+use crate::UnitPlan;
 
 /// Runs `count n --mpi` with the engine the options resolved; each computing rank runs
 /// `o.threads` units at once (default 1, for one rank per core). Its table size is reported

@@ -12,9 +12,9 @@ use super::count::CountArgs;
 use super::default_threads;
 use super::engine::EnginePlan;
 use super::error::usage;
-use nqueens::runner::outfile;
-use nqueens::runner::schedule::ShardSpec;
-use nqueens::runner::shown;
+use crate::runner::outfile;
+use crate::runner::schedule::ShardSpec;
+use crate::runner::shown;
 
 /// What `count` does.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
 //! Writing an output file named on the command line (`animate --svg FILE`): `-` is
 //! standard output, anything else goes through the library's one safe writer,
-//! [`nqueens::runner::outfile::write_file`] (the one `count --shard --out` uses): a regular
+//! [`crate::runner::outfile::write_file`] (the one `count --shard --out` uses): a regular
 //! or new file is replaced atomically through a temporary file in its directory (removed on
 //! every error, permission bits kept), a symbolic link is followed and its target written, a
 //! FIFO or character device is written in place (a FIFO's reader waited for as `wait` says),
@@ -10,8 +10,8 @@ use crate::cli::error::Failure;
 use std::io::Write;
 use std::path::Path;
 
-use nqueens::runner::fifo::Wait;
-use nqueens::runner::shown;
+use crate::runner::fifo::Wait;
+use crate::runner::shown;
 
 /// Writes `bytes` to `path` as the module doc says (`-`: stdout).
 ///
@@ -23,7 +23,7 @@ pub fn write(path: &Path, bytes: &[u8], wait: Wait<'_>) -> anyhow::Result<()> {
         out.write_all(bytes)?;
         return Ok(out.flush()?);
     }
-    nqueens::runner::outfile::write_file(path, bytes, wait).map_err(|source| {
+    crate::runner::outfile::write_file(path, bytes, wait).map_err(|source| {
         Failure::Write {
             what: shown::path(path),
             source,

@@ -1,7 +1,7 @@
 //! `nqueens plan N`: the unit plan for external schedulers (ids, pre-placed queens, weights,
 //! estimated costs), and with `--stats` its cost distribution and the makespan that greedy
 //! largest-first list scheduling reaches on P workers, from estimated or measured costs.
-//! The percentiles and the makespan replay are computed in [`nqueens::runner::stats`];
+//! The percentiles and the makespan replay are computed in [`crate::runner::stats`];
 //! this file gathers the costs and formats.
 
 use std::io::Write;
@@ -16,12 +16,12 @@ use super::engine::EngineArgs;
 use super::format::{duration, grouped};
 use super::report::estimate_seconds;
 use super::Outcome;
-use nqueens::engine::cost;
-use nqueens::engine::plan::{Engine, Sum};
-use nqueens::runner::shown;
-use nqueens::runner::stats::{CostSpread, Makespan};
-use nqueens::runner::{checkpoint, schedule};
-use nqueens::{UnitKind, UnitPlan};
+use crate::engine::cost;
+use crate::engine::plan::{Engine, Sum};
+use crate::runner::shown;
+use crate::runner::stats::{CostSpread, Makespan};
+use crate::runner::{checkpoint, schedule};
+use crate::{UnitKind, UnitPlan};
 
 /// Arguments of `plan`.
 #[derive(Args, Debug)]
@@ -111,7 +111,7 @@ struct Stats {
     makespan: Vec<Makespan>,
 }
 
-fn unit_row(n: u32, u: &nqueens::Unit, cost: u64) -> UnitRow {
+fn unit_row(n: u32, u: &crate::Unit, cost: u64) -> UnitRow {
     let queens = match u.kind {
         // The F180 unit fixes its row-0 queen; listed, though the search places it itself.
         UnitKind::Fixed180 { col } => vec![(0, col)],
@@ -197,7 +197,7 @@ pub fn run(a: &PlanArgs) -> Outcome {
     let engine = chosen.engine;
     // No signal handler here: SIGTERM ends `plan` at once, so nothing need stop it.
     let plan = chosen
-        .plan(a.n, &nqueens::engine::NEVER)?
+        .plan(a.n, &crate::engine::NEVER)?
         .expect("never stopped");
     let mut out = crate::cli::error::stdout();
     if a.stats {

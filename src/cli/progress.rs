@@ -1,7 +1,7 @@
 //! The progress bar of a long count: units done of total, elapsed time, ETA and nodes per
 //! second, on stderr only, and only when stderr is a terminal (and `--quiet` is not given).
 //!
-//! The bar advances by each unit's *estimated cost* ([`nqueens::engine::cost`]), not by one
+//! The bar advances by each unit's *estimated cost* ([`crate::engine::cost`]), not by one
 //! per unit: units differ in cost by orders of magnitude, so counting them one each would make
 //! the ETA swing as big and small units alternate.
 
@@ -9,9 +9,9 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::engine::cost;
+use crate::{Engine, Unit, UnitResult};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use nqueens::engine::cost;
-use nqueens::{Engine, Unit, UnitResult};
 
 use super::format::{grouped, si};
 

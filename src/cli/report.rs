@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::engine::EnginePlan;
 use super::format::{bytes, duration, grouped, si};
-use nqueens::engine::plan::Engine;
-use nqueens::{known, runner, Counts, UnitPlan};
+use crate::engine::plan::Engine;
+use crate::{known, runner, Counts, UnitPlan};
 
 /// How a count compares with the known table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -200,7 +200,7 @@ impl CountReport {
     /// The one-line message of a count that disagrees with the known table.
     pub fn mismatch_line(&self) -> String {
         let c = &self.counts;
-        let known = nqueens::known::lookup(c.n).map_or(String::new(), |k| {
+        let known = crate::known::lookup(c.n).map_or(String::new(), |k| {
             format!(" (known: total {}, unique {})", k.total, k.unique)
         });
         format!(
@@ -246,7 +246,7 @@ pub fn timed_count(
 ) -> anyhow::Result<(Counts, UnitPlan, f64)> {
     let start = Instant::now();
     let plan = chosen
-        .plan(n, &nqueens::engine::NEVER)?
+        .plan(n, &crate::engine::NEVER)?
         .expect("never stopped");
     let counts = runner::local::count_plan_with(&plan, threads, &chosen.config)?;
     Ok((counts, plan, start.elapsed().as_secs_f64()))
@@ -279,8 +279,8 @@ pub fn print_single(
 /// count (exit code 2).
 pub fn is_failed_check(e: &anyhow::Error) -> bool {
     matches!(
-        e.downcast_ref::<nqueens::Error>(),
-        Some(nqueens::Error::Inconsistent { .. })
+        e.downcast_ref::<crate::Error>(),
+        Some(crate::Error::Inconsistent { .. })
     )
 }
 

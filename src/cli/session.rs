@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use super::format::grouped;
-use nqueens::engine::Config;
-use nqueens::runner::fifo::{Peer, Wait};
-use nqueens::runner::session::{Run, Scope, Session};
-use nqueens::runner::shown;
-use nqueens::UnitPlan;
+use crate::engine::Config;
+use crate::runner::fifo::{Peer, Wait};
+use crate::runner::session::{Run, Scope, Session};
+use crate::runner::shown;
+use crate::UnitPlan;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 

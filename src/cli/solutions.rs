@@ -16,7 +16,7 @@ use clap::Args;
 use super::args::{parse_in, parse_n, shown, Refused};
 use super::render::{parse_format, Format, Renderer};
 use super::Outcome;
-use nqueens::Solutions;
+use crate::Solutions;
 
 /// Largest n for `--random`: it counts the solutions with the fast engine, draws an index
 /// and walks the listing to it, on average half of it. Measured on a 2-core Xeon (CPU time):
@@ -136,7 +136,7 @@ fn draw(
             "--random needs n <= {RANDOM_MAX_N}, not {n}: it walks the listing to a random index; for one solution of a large board use 'nqueens solve {n}'"
         );
     }
-    let counts = nqueens::count(n)?;
+    let counts = crate::count(n)?;
     let total = if unique { counts.unique } else { counts.total };
     if total == 0 {
         usage!("n = {n} has no solution to draw (solutions exist for n = 1 and n >= 4)");

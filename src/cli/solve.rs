@@ -1,5 +1,5 @@
 //! `nqueens solve N`: one solution for any board size up to ten million, by the O(n)
-//! construction of `nqueens::construct`, checked by the O(n) validator before it is printed.
+//! construction of `crate::construct`, checked by the O(n) validator before it is printed.
 
 use crate::cli::error::usage;
 use std::io::{BufWriter, Write};
@@ -10,7 +10,7 @@ use clap::Args;
 use super::args::{parse_in, shown, Refused};
 use super::render::{parse_format, Format, Renderer, PICTURE_MAX_N};
 use super::Outcome;
-use nqueens::{construct, is_solution};
+use crate::{construct, is_solution};
 
 /// Largest n for `solve`: 10,000,000 rows take 80 MB for the solution, 50 MB for the check
 /// and 79 MB of `perm` text; measured 0.3 s and 174 MB peak on a 2-core Xeon.

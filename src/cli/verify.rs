@@ -14,7 +14,7 @@ use super::engine::EngineArgs;
 use super::format::grouped;
 use super::report::{is_failed_check, timed_count, KnownCheck};
 use super::{default_threads, Outcome};
-use nqueens::reference;
+use crate::reference;
 
 /// Largest n checked against the reference solver (10! = 3.6 million permutations).
 pub const REFERENCE_MAX: u32 = 10;
@@ -125,12 +125,12 @@ mod tests {
     #[test]
     fn only_a_broken_identity_counts_as_a_failed_row() {
         // A thread pool the OS refused was reported as "FAILED ... MISMATCH", exit 1.
-        let broken = nqueens::Error::Inconsistent {
+        let broken = crate::Error::Inconsistent {
             n: 8,
             detail: "F90 = 1 is odd".into(),
         };
         assert!(is_failed_check(&broken.into()));
-        let refused = nqueens::Error::ThreadPool("Resource temporarily unavailable".into());
+        let refused = crate::Error::ThreadPool("Resource temporarily unavailable".into());
         assert!(!is_failed_check(&refused.into()));
         assert!(!is_failed_check(&anyhow::anyhow!("other")));
     }

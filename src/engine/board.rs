@@ -8,12 +8,6 @@
 //! the columns `anti >> r` and `diag >> (n - 1 - r)`.
 
 /// The cells of one row of an `n`-column board: the low `n` bits (all 64 for n = 64).
-///
-/// # Examples
-/// ```
-/// assert_eq!(nqueens::engine::board::row_mask(4), 0b1111);
-/// assert_eq!(nqueens::engine::board::row_mask(64), u64::MAX);
-/// ```
 pub fn row_mask(n: usize) -> u64 {
     debug_assert!(n <= 64);
     if n >= 64 {
@@ -24,12 +18,6 @@ pub fn row_mask(n: usize) -> u64 {
 }
 
 /// The single bits of `mask`, lowest first: `0b1010 -> 0b0010, 0b1000`.
-///
-/// # Examples
-/// ```
-/// let v: Vec<u64> = nqueens::engine::board::bits(0b1010).collect();
-/// assert_eq!(v, [0b0010, 0b1000]);
-/// ```
 pub fn bits(mut mask: u64) -> impl Iterator<Item = u64> {
     std::iter::from_fn(move || {
         let bit = mask & mask.wrapping_neg(); // lowest set bit: 0b0110 -> 0b0010
@@ -97,5 +85,22 @@ mod tests {
         assert_eq!(b.free(2), 0b11011);
         assert_eq!(b.free(0), 0b11111 & !(0b00100 | 0b10000 | 0b00001));
         assert_eq!(b.free(1), 0b11111 & !(0b00100 | 0b01000 | 0b00010));
+    }
+}
+
+/// The examples that were this module's doc tests (doc tests cannot reach `pub(crate)`
+/// items).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn row_mask_example() {
+        assert_eq!(crate::engine::board::row_mask(4), 0b1111);
+        assert_eq!(crate::engine::board::row_mask(64), u64::MAX);
+    }
+
+    #[test]
+    fn bits_example() {
+        let v: Vec<u64> = crate::engine::board::bits(0b1010).collect();
+        assert_eq!(v, [0b0010, 0b1000]);
     }
 }

@@ -118,6 +118,22 @@ impl InnerBoard {
 
 /// The four border queens of a solution: the column of the queen in row 0 (`top`) and in row
 /// n-1 (`bottom`), the row of the queen in column 0 (`left`) and in column n-1 (`right`).
+/// The backtracking engine's units ([`crate::UnitKind::Border`]) each fix one.
+///
+/// ```
+/// use nqueens::{Engine, Tally, UnitKind, UnitPlan};
+/// let plan = UnitPlan::with_engine(8, Engine::Backtrack);
+/// let mut tally = Tally::default();
+/// for u in plan.units() {
+///     if let UnitKind::Border { border, .. } = u.kind {
+///         // A corner queen sits in a row and a column at once.
+///         assert!(border.top < 8 && border.bottom < 8 && border.left < 8 && border.right < 8);
+///     }
+///     tally.add(&u.kind, &u.run(8));
+/// }
+/// assert_eq!(tally.finish(&plan)?.total, 92);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Border {
     /// Column of the row-0 queen.
@@ -132,7 +148,7 @@ pub struct Border {
 
 impl Border {
     /// The distinct queens of this border (3 when a corner is taken, else 4).
-    pub fn cells(&self, n: usize) -> Vec<Cell> {
+    pub(crate) fn cells(&self, n: usize) -> Vec<Cell> {
         let m = n - 1;
         let mut cells = vec![
             (0, self.top as usize),
@@ -154,7 +170,7 @@ impl Border {
     /// so we turn the board upside down and meet that weak queen last. Measured: 0.61x the
     /// nodes of the upright search at n = 14, 15 and 16 (the best of all 8 images would be
     /// 0.57x).
-    pub fn search_board(&self, n: usize) -> InnerBoard {
+    pub(crate) fn search_board(&self, n: usize) -> InnerBoard {
         InnerBoard::new(n, &self.image(n, Transform::Rot180).cells(n))
     }
 

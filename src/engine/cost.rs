@@ -38,14 +38,9 @@ pub const PROBE_ROWS: usize = 3;
 /// Growth per inner row below the probe.
 pub const GROWTH: f64 = 2.0;
 
-/// Estimated cost of `unit` for board size `n`, in estimated search nodes (at least 1).
-///
-/// # Examples
-/// ```
-/// let plan = nqueens::UnitPlan::new(12);
-/// let costs: Vec<u64> = plan.units().iter().map(|u| nqueens::engine::cost::estimate(12, u)).collect();
-/// assert!(costs.iter().all(|&c| c >= 1));
-/// ```
+/// Estimated cost of `unit` for board size `n`, in estimated search nodes (at least 1): one
+/// unit's [`estimates`] (the tests).
+#[cfg(test)]
 pub fn estimate(n: u32, unit: &Unit) -> u64 {
     let frames = match unit.kind {
         UnitKind::Quadrant { .. } => frame_proxies(n),
@@ -75,7 +70,7 @@ fn estimate_with(frames: &[FrameProxy], n: u32, unit: &Unit) -> u64 {
 }
 
 /// Time of a quadrant unit, in node equivalents: its sets' estimates (see
-/// `Frame::estimate_set`: no table, no machine) times [`QUADRANT_SCALE`].
+/// `Proxy::set`: no table, no machine) times [`QUADRANT_SCALE`].
 fn quadrant_estimate(frames: &[FrameProxy], n: u32, frame: u16, prefix: u32) -> f64 {
     let (f, proxy) = &frames[frame as usize];
     let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
@@ -248,7 +243,7 @@ impl Engine {
     /// sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20, and
     /// 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18), 2.75x per n above n = 20
     /// (measured 347,000 at n = 22 and 2.68 million at n = 24); three times the mean for the
-    /// largest sets; at most [`quadrant::LIST_BUDGET`] (1 GiB), because from n = 26 a set
+    /// largest sets; at most 1 GiB (`quadrant::LIST_BUDGET`), because from n = 26 a set
     /// whose lists would pass it is counted in parts (a sample of one whole n = 28 set on 2
     /// threads once passed 17 GB).
     pub fn list_bytes(self, n: u32) -> u64 {
@@ -277,6 +272,17 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::engine::plan::UnitPlan;
+
+    #[test]
+    fn every_unit_costs_at_least_one() {
+        for engine in [Engine::Backtrack, Engine::Quadrant] {
+            let plan = UnitPlan::with_engine(12, engine);
+            assert!(
+                plan.units().iter().all(|u| estimate(12, u) >= 1),
+                "{engine:?}"
+            );
+        }
+    }
 
     #[test]
     fn list_estimate_matches_the_measured_means() {

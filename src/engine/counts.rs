@@ -6,6 +6,14 @@ use super::Error;
 
 /// The exact counts for one board size (serialized with these field names, numbers as
 /// numbers).
+///
+/// ```
+/// let c = nqueens::count(12)?;
+/// assert_eq!((c.total, c.unique), (14_200, 1_787));
+/// assert_eq!((c.orbits8, c.orbits4, c.orbits2), (1_765, 18, 4));
+/// assert_eq!(c.total, 8 * c.orbits8 + 4 * c.orbits4 + 2 * c.orbits2);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     /// Board size.
@@ -33,6 +41,18 @@ pub struct Counts {
 }
 
 /// Running sums over unit results; feed it every unit of a plan exactly once.
+///
+/// ```
+/// use nqueens::{Tally, UnitPlan};
+/// let plan = UnitPlan::new(10);
+/// let mut tally = Tally::default();
+/// for u in plan.units() {
+///     tally.add(&u.kind, &u.run(10)); // anywhere: another thread, another machine
+/// }
+/// let c = tally.finish(&plan)?; // checks Burnside's identities
+/// assert_eq!((c.total, c.unique), (724, 92));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Weighted sum of the border units' completions.

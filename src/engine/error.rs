@@ -3,6 +3,17 @@
 use std::fmt;
 
 /// Everything the library can refuse or detect.
+///
+/// ```
+/// use nqueens::{Counter, Error};
+/// assert_eq!(
+///     nqueens::count(0).unwrap_err(),
+///     Error::BoardSize { n: 0, max: 64 }
+/// );
+/// let e = Counter::new(8).unwrap().threads(0).count().unwrap_err();
+/// assert_eq!(e, Error::NoThreads);
+/// assert_eq!(e.to_string(), "thread count 0 is invalid: use at least 1 thread");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {

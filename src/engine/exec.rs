@@ -5,7 +5,7 @@
 //! A batch of units is split by kind: the border units together go to the interleaved lanes
 //! kernel (`lanes.rs`), which keeps its lanes busy across units; the small symmetric searches
 //! (`symmetric.rs`) run one by one. A new engine plugs in with its unit kinds in
-//! [`UnitKind`] and one arm in [`run_batch`].
+//! [`UnitKind`] and one arm in [`run_batch_with`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -16,23 +16,9 @@ use super::quadrant;
 use super::symmetric::{count_fixed180, count_fixed90};
 use super::{Config, Isa};
 
-/// Runs a batch of units of the plan for `n`, returning one result per unit in order, or
-/// `None` if `stop` was raised before the batch finished (nothing of it is then reported).
-///
-/// # Examples
-/// ```
-/// use std::sync::atomic::AtomicBool;
-/// let plan = nqueens::UnitPlan::new(8);
-/// let never = AtomicBool::new(false);
-/// let r = nqueens::engine::exec::run_batch(8, plan.units(), &never).unwrap();
-/// assert_eq!(r.len(), plan.len());
-/// ```
-pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
-    run_batch_with(n, units, &Config::default(), stop)
-}
-
-/// [`run_batch`] under the caller's `config` (the quadrant table's limit, the instruction
-/// set).
+/// Runs a batch of units of the plan for `n` under the caller's `config` (the quadrant
+/// table's limit, the instruction set), returning one result per unit in order, or `None` if
+/// `stop` was raised before the batch finished (nothing of it is then reported).
 pub fn run_batch_with(
     n: usize,
     units: &[Unit],
@@ -93,8 +79,7 @@ pub fn run_until_with(
 }
 
 impl Unit {
-    /// Runs the unit's search to the end (through [`run_batch`]). Pure computation; safe to
-    /// call from any thread.
+    /// Runs the unit's search to the end. Pure computation; safe to call from any thread.
     pub fn run(&self, n: usize) -> UnitResult {
         run_until(n, self, &AtomicBool::new(false)).expect("never stopped")
     }
@@ -133,6 +118,12 @@ impl BorderBatch {
                 .collect(),
         )
     }
+}
+
+/// [`run_batch_with`] with the default configuration.
+#[cfg(test)]
+pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
+    run_batch_with(n, units, &Config::default(), stop)
 }
 
 #[cfg(test)]

@@ -47,6 +47,13 @@
 //! the per-join set-up (`key_bits`, `bucket_sort`: one pass over the lists per set E).
 
 /// The instruction set of the hot loops.
+///
+/// ```
+/// use nqueens::{Counter, Isa};
+/// let c = Counter::new(12)?.instruction_set(Isa::Baseline).threads(2).count()?;
+/// assert_eq!(c.total, 14_200); // the same counts with every instruction set
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Isa {
     /// The build's own target, x86-64 baseline for a portable build (and every non-x86 target).
@@ -97,7 +104,7 @@ impl Isa {
 impl Isa {
     /// The best instruction set this CPU runs with this build: x86-64-v3 where the CPU has
     /// its features (or the build's own target has them), else the baseline. The default of
-    /// [`Config::isa`](super::Config::isa).
+    /// [`Counter::instruction_set`](crate::Counter::instruction_set).
     pub fn best() -> Isa {
         if BUILT_V3 || Isa::X86_64V3.supported() {
             Isa::X86_64V3
@@ -106,8 +113,8 @@ impl Isa {
         }
     }
 
-    /// The instruction set the hot loops really run with when `self` is asked for: a
-    /// [`BUILT_V3`] build has no baseline code (so always v3), and a CPU without the v3
+    /// The instruction set the hot loops really run with when `self` is asked for: a build
+    /// for x86-64-v3 (`-C target-cpu=x86-64-v3` or newer) has no baseline code (so always v3), and a CPU without the v3
     /// features runs the baseline whatever was asked.
     pub fn effective(self) -> Isa {
         if BUILT_V3 || (self == Isa::X86_64V3 && Isa::X86_64V3.supported()) {

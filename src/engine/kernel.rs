@@ -11,6 +11,7 @@ use super::border::InnerBoard;
 impl InnerBoard {
     /// Counts the completions: returns `(solutions, nodes)`, where nodes is the number of
     /// queens the search placed (every partial placement it visited, the leaves included).
+    #[cfg(test)]
     pub fn count(&self) -> (u64, u64) {
         self.count_from(u64::MAX)
     }

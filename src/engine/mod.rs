@@ -26,10 +26,23 @@ pub use error::Error;
 pub use isa::Isa;
 
 /// The largest board size the library accepts (the backtracking engine's bit boards are
-/// u64; the quadrant engine stops at [`quadrant::MAX_N`]).
+/// u64; the quadrant engine stops at n = 32).
+///
+/// ```
+/// assert!(nqueens::check_n(u64::from(nqueens::MAX_N)).is_ok());
+/// assert!(nqueens::check_n(u64::from(nqueens::MAX_N) + 1).is_err());
+/// ```
 pub const MAX_N: u32 = 64;
 
 /// Checks that `n` is a supported board size.
+///
+/// ```
+/// assert_eq!(nqueens::check_n(8), Ok(8));
+/// assert_eq!(
+///     nqueens::check_n(0),
+///     Err(nqueens::Error::BoardSize { n: 0, max: 64 })
+/// );
+/// ```
 ///
 /// # Errors
 /// [`Error::BoardSize`] unless `1 <= n <= 64`.

@@ -35,7 +35,7 @@
 //! [`Engine`]; runners, files and reports see only units.
 
 use super::border::border_units;
-pub use super::border::{Border, Cell};
+pub use super::border::Border;
 use super::digest::{fnv1a64_more, FNV_OFFSET};
 use super::symmetry::Transform;
 
@@ -55,6 +55,16 @@ pub(crate) const QUADRANT_PLAN_VERSION: u32 = 4;
 
 /// A counting engine: how the total is computed. (F180 and F90 are backtracking searches
 /// in both.)
+///
+/// ```
+/// use nqueens::{Counter, Engine};
+/// assert_eq!(Engine::auto(8), Engine::Backtrack);
+/// assert_eq!(Engine::auto(20), Engine::Quadrant);
+/// assert!(!Engine::Quadrant.supports(40)); // 4..=32
+/// let c = Counter::new(13)?.engine(Engine::Quadrant).threads(2).count()?;
+/// assert_eq!(c.total, 73_712);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
@@ -69,8 +79,8 @@ pub enum Engine {
 pub const AUTO_QUADRANT_FROM: u32 = 12;
 
 impl Engine {
-    /// The faster engine for n: quadrant from [`AUTO_QUADRANT_FROM`] to its largest n,
-    /// backtracking elsewhere.
+    /// The faster engine for n: quadrant from n = 12 (`AUTO_QUADRANT_FROM`) to its largest
+    /// n (32), backtracking elsewhere.
     pub fn auto(n: u32) -> Engine {
         if (AUTO_QUADRANT_FROM..=quadrant::MAX_N).contains(&n) {
             Engine::Quadrant
@@ -130,6 +140,18 @@ impl Engine {
 }
 
 /// What a unit computes.
+///
+/// ```
+/// use nqueens::{Engine, UnitKind, UnitPlan};
+/// let plan = UnitPlan::with_engine(14, Engine::Quadrant);
+/// // The quadrant engine's plan: quadrant units for the total, and backtracking searches
+/// // for the solutions the half and quarter turns fix.
+/// let quadrant = |k: &UnitKind| matches!(k, UnitKind::Quadrant { .. });
+/// let symmetric = |k: &UnitKind| matches!(k, UnitKind::Fixed180 { .. } | UnitKind::Fixed90);
+/// assert!(plan.units().iter().any(|u| quadrant(&u.kind)));
+/// assert!(plan.units().iter().any(|u| symmetric(&u.kind)));
+/// assert!(plan.units().iter().all(|u| quadrant(&u.kind) || symmetric(&u.kind)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnitKind {
     /// The completions of one canonical border constellation whose first searched row has
@@ -139,7 +161,7 @@ pub enum UnitKind {
         /// The pre-placed border queens.
         border: Border,
         /// Column of the queen in the first row the kernel searches, on the searched
-        /// (half-turned) board: see [`Border::search_board`] and [`Unit::preplaced`]. None
+        /// (half-turned) board: see [`Unit::preplaced`]. None
         /// when no row is left to search (n = 1).
         first: Option<u8>,
         /// Orbit size of the constellation: how many times its completions count.
@@ -215,7 +237,14 @@ impl UnitKind {
     }
 }
 
-/// One independent subproblem of a plan.
+/// One independent subproblem of a plan: runs anywhere, in any order.
+///
+/// ```
+/// let plan = nqueens::UnitPlan::new(9);
+/// let unit = plan.units()[0];
+/// assert_eq!(unit.id, 0);
+/// assert_eq!(unit.run(9), unit.run(9)); // deterministic
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
     /// Position in the plan, `0..plan.len()`.
@@ -225,13 +254,19 @@ pub struct Unit {
 }
 
 /// What a unit found: raw counts, before any weight is applied.
+///
+/// ```
+/// let plan = nqueens::UnitPlan::new(8);
+/// let found: u64 = plan.units().iter().map(|u| u.run(8).solutions).sum();
+/// assert!(found > 0 && found < 92); // unweighted: the symmetry reduction's share
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct UnitResult {
     /// Solutions found by this unit (unweighted).
     pub solutions: u64,
     /// Work done. Backtracking units (border, F180, F90): search nodes, i.e. queens placed.
     /// Quadrant units: (east, west) half-board pattern pairs tested by the join. The plan's
-    /// engine says which; [`crate::engine::counts::Tally`] sums them apart.
+    /// engine says which; [`crate::Tally`] sums them apart.
     pub nodes: u64,
 }
 
@@ -239,7 +274,7 @@ impl Unit {
     /// The queens this unit places before searching, in the coordinates of the canonical
     /// border (row 0 is the row of `border.top`): the border queens and, for border units,
     /// the queen of the first searched row. Empty for the symmetric-count units.
-    pub fn preplaced(&self, n: usize) -> Vec<Cell> {
+    pub fn preplaced(&self, n: usize) -> Vec<(usize, usize)> {
         match self.kind {
             UnitKind::Border { border, first, .. } => {
                 let mut cells = border.cells(n);
@@ -256,7 +291,20 @@ impl Unit {
     }
 }
 
-/// The deterministic list of units for one board size.
+/// The deterministic list of units for one board size: the same units, ids and plan id on
+/// every machine (shards and checkpoints name them).
+///
+/// ```
+/// use nqueens::{Tally, UnitPlan};
+/// let plan = UnitPlan::new(11);
+/// assert_eq!(plan.id_hex(), UnitPlan::new(11).id_hex());
+/// let mut tally = Tally::default();
+/// for u in plan.units().iter().rev() {
+///     tally.add(&u.kind, &u.run(11)); // any order
+/// }
+/// assert_eq!(tally.finish(&plan)?.total, 2_680);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct UnitPlan {
     n: u32,

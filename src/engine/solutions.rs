@@ -358,6 +358,15 @@ fn image_at(t: Transform, perm: &[usize], inv: &[usize], i: usize) -> usize {
 
 /// One event of the backtracking search, as [`Steps`] reports it. Rows and columns are
 /// 0-based.
+///
+/// ```
+/// use nqueens::{Step, Steps};
+/// // The search of n = 4 places (0, 0) first, and finds the solution [1, 3, 0, 2] first.
+/// let steps: Vec<Step> = Steps::new(4)?.collect();
+/// assert_eq!(steps[0], Step::Place { row: 0, col: 0 });
+/// assert!(steps.iter().any(|s| matches!(s, Step::Solution { .. })));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// A queen goes on a safe cell.

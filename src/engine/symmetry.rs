@@ -8,6 +8,18 @@
 //! orbits.
 
 /// One of the 8 symmetries of an n×n board.
+///
+/// ```
+/// use nqueens::Transform;
+/// // The 4-queens solution [1, 3, 0, 2] (row r has its queen in column perm[r]) turned a
+/// // quarter is the other solution, [2, 0, 3, 1].
+/// let images: Vec<Vec<usize>> = Transform::ALL
+///     .iter()
+///     .map(|t| t.apply_to_solution(&[1, 3, 0, 2]))
+///     .collect();
+/// assert!(images.contains(&vec![2, 0, 3, 1]));
+/// assert_eq!(Transform::ALL.len(), 8);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Transform {
     /// Leaves every cell in place.
@@ -100,6 +112,11 @@ pub fn canonical(perm: &[usize]) -> Vec<usize> {
 
 /// The size of a solution's orbit under the 8 symmetries: 8, 4 (fixed by the half turn
 /// only), 2 (fixed by the quarter turn) or 1 (n = 1).
+///
+/// ```
+/// assert_eq!(nqueens::orbit_size(&[1, 3, 0, 2]), 2); // n = 4: fixed by the quarter turn
+/// assert_eq!(nqueens::orbit_size(&[0, 4, 7, 5, 2, 6, 1, 3]), 8); // n = 8: no symmetry
+/// ```
 ///
 /// # Panics
 /// If a column is `>= perm.len()`, as [`Transform::apply_to_solution`].

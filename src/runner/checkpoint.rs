@@ -73,15 +73,6 @@ impl Recorded {
     pub fn count(&self) -> usize {
         self.results.iter().flatten().count()
     }
-
-    /// The nodes of the recorded units, summed.
-    pub fn nodes(&self) -> u128 {
-        self.results
-            .iter()
-            .flatten()
-            .map(|r| u128::from(r.nodes))
-            .sum()
-    }
 }
 
 /// The one-line record of a unit, with its check values, newline included.

@@ -18,7 +18,7 @@
 //! - after [`NOTICE_AFTER`] of waiting for the other end, the caller is told once, so it can
 //!   say what it waits for.
 //!
-//! A stopped wait is an error that [`is_stopped`] recognises. It is not
+//! A stopped wait is an error that [`stopped`] recognises. It is not
 //! `ErrorKind::Interrupted`: `read_to_end` and `write_all` retry that kind, and would spin.
 
 use super::shown;
@@ -74,6 +74,7 @@ impl fmt::Debug for Wait<'_> {
     }
 }
 
+#[cfg(test)]
 fn silent(_: &Path, _: Peer) {}
 
 impl<'a> Wait<'a> {
@@ -83,6 +84,7 @@ impl<'a> Wait<'a> {
     }
 
     /// A wait that nothing ends and that says nothing, as a plain `open` would wait.
+    #[cfg(test)]
     pub fn forever() -> Wait<'static> {
         static NEVER: AtomicBool = AtomicBool::new(false);
         Wait {
@@ -118,11 +120,6 @@ impl Error for Stopped {}
 /// The [`Stopped`] inside `e`, if the stop flag ended the wait that failed.
 pub fn stopped(e: &io::Error) -> Option<&Stopped> {
     e.get_ref()?.downcast_ref::<Stopped>()
-}
-
-/// True if the stop flag ended the wait that failed with `e`.
-pub fn is_stopped(e: &io::Error) -> bool {
-    stopped(e).is_some()
 }
 
 /// An open file whose reads and writes wait in slices, watching a [`Wait`].
@@ -203,7 +200,7 @@ fn nonblocking() -> OpenOptions {
 /// says) while it is a FIFO that has no reader.
 ///
 /// # Errors
-/// The I/O error of the open, or a [`Stopped`] one (see [`is_stopped`]).
+/// The I/O error of the open, or a [`Stopped`] one (see [`stopped`]).
 pub(crate) fn open_writer<'a>(path: &Path, wait: Wait<'a>) -> io::Result<PeerFile<'a>> {
     let since = Instant::now();
     let mut noticed = false;

@@ -68,6 +68,7 @@ pub struct RunSummary {
 ///
 /// # Errors
 /// As [`pool`].
+#[cfg(test)]
 pub fn run_units<F>(
     plan: &UnitPlan,
     units: &[Unit],
@@ -149,18 +150,10 @@ fn batch_size(n: u32, units: usize, threads: usize) -> usize {
     (units / threads.saturating_mul(16)).clamp(1, by_time)
 }
 
-/// Counts every unit of `plan` on `threads` threads.
+/// Counts every unit of `plan` on `threads` threads under the caller's engine `config`.
 ///
 /// # Errors
-/// As [`run_units`] and [`Tally::finish`].
-pub fn count_plan(plan: &UnitPlan, threads: usize) -> Result<Counts, Error> {
-    count_plan_with(plan, threads, &Config::default())
-}
-
-/// [`count_plan`] under the caller's engine `config`.
-///
-/// # Errors
-/// As [`count_plan`].
+/// As [`run_units_with`] and [`Tally::finish`].
 pub fn count_plan_with(plan: &UnitPlan, threads: usize, config: &Config) -> Result<Counts, Error> {
     let never = AtomicBool::new(false);
     run_units_with(plan, plan.units(), threads, config, &never, |_, _| {})?

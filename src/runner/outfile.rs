@@ -35,7 +35,7 @@ const MAX_LINKS: usize = 40;
 /// # Errors
 /// The I/O error, or `InvalidInput` for a path that is a directory, block device or
 /// socket, or a chain of more than 40 symbolic links; a [`fifo::Stopped`] error (see
-/// [`fifo::is_stopped`]) if `wait`'s stop flag ended the wait.
+/// [`fifo::stopped`]) if `wait`'s stop flag ended the wait.
 pub fn write_file(path: &Path, bytes: &[u8], wait: Wait<'_>) -> io::Result<()> {
     let target = follow_links(path)?;
     match fs::metadata(&target) {

@@ -69,12 +69,6 @@ impl FromStr for ShardSpec {
 
 /// Greedy list scheduling: hands `costs` out in the given order, each to the worker that is
 /// free first (ties to the lowest worker). Returns each job's worker and the makespan.
-///
-/// # Examples
-/// ```
-/// use nqueens::runner::schedule::list_schedule;
-/// assert_eq!(list_schedule(&[5, 4, 3, 3], 2), (vec![0, 1, 1, 0], 8));
-/// ```
 pub fn list_schedule(costs: &[u64], workers: usize) -> (Vec<usize>, u128) {
     let workers = workers.max(1);
     let mut free_at: BinaryHeap<Reverse<(u128, usize)>> =
@@ -112,6 +106,7 @@ pub(crate) fn largest_first_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<
 }
 
 /// The units of shard `spec`, in id order.
+#[cfg(test)]
 pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
     units_of_until(plan, spec, &NEVER).expect("never stopped")
 }
@@ -186,5 +181,16 @@ mod tests {
         assert_eq!(list_schedule(&[], 3).1, 0);
         assert_eq!(list_schedule(&[7, 1, 1, 1], 2).1, 7);
         assert_eq!(list_schedule(&[3, 3, 3], 1).1, 9);
+    }
+}
+
+/// The examples that were this module's doc tests (doc tests cannot reach `pub(crate)`
+/// items).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn list_schedule_example() {
+        use crate::runner::schedule::list_schedule;
+        assert_eq!(list_schedule(&[5, 4, 3, 3], 2), (vec![0, 1, 1, 0], 8));
     }
 }

@@ -139,11 +139,6 @@ impl<'a> Session<'a> {
         &self.plan
     }
 
-    /// The scope.
-    pub fn scope(&self) -> Scope {
-        self.scope
-    }
-
     /// The units of the scope, in id order.
     pub fn units(&self) -> &[Unit] {
         &self.units
@@ -157,11 +152,6 @@ impl<'a> Session<'a> {
     /// True if the checkpoint ended in a torn line, which was dropped (its unit is redone).
     pub fn torn(&self) -> bool {
         self.torn
-    }
-
-    /// The checkpoint's path, if the session has one.
-    pub fn checkpoint_path(&self) -> Option<&Path> {
-        self.checkpoint.as_ref().map(Checkpoint::path)
     }
 
     fn partition(&self) -> (Vec<Unit>, Vec<Unit>) {
@@ -268,7 +258,6 @@ impl<'a> Session<'a> {
             threads,
             resumed,
             plan: self.plan,
-            scope: self.scope,
             units: self.units,
             results: self.results,
             checkpoint: self.checkpoint,
@@ -315,8 +304,6 @@ impl Recorder<'_> {
 pub struct Run {
     /// The plan.
     pub plan: UnitPlan,
-    /// The scope that was run.
-    pub scope: Scope,
     /// The units of the scope, in id order.
     pub units: Vec<Unit>,
     /// Result per unit id, for the units that finished (in this run or an earlier one).
@@ -325,7 +312,8 @@ pub struct Run {
     pub interrupted: bool,
     /// Wall time of this run, seconds.
     pub seconds: f64,
-    /// Worker threads (local) or worker ranks (MPI) that computed.
+    /// Worker threads (local) or worker ranks (MPI) that computed (read by the MPI report).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub threads: usize,
     /// Work (nodes, pairs) of the units taken from the checkpoint (computed by an earlier
     /// run); its counts are not used.

@@ -238,21 +238,3 @@ fn read_text(mut file: impl Read) -> Result<String, (Problem, String)> {
         )
     })
 }
-
-impl ShardFile {
-    /// The results of this file's units, for rechecking.
-    pub fn results(&self) -> Vec<(u32, UnitResult)> {
-        self.units
-            .iter()
-            .map(|u| {
-                (
-                    u.id,
-                    UnitResult {
-                        solutions: u.solutions,
-                        nodes: u.nodes,
-                    },
-                )
-            })
-            .collect()
-    }
-}

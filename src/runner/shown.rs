@@ -9,16 +9,6 @@
 //!   terminal; bytes that are not UTF-8 show as U+FFFD;
 //! - past [`MAX_SHOWN`] characters the middle is cut, keeping the start and the end (a file
 //!   name is at the end of its path), and the full length is said.
-//!
-//! ```
-//! use std::path::Path;
-//! use nqueens::runner::shown;
-//! assert_eq!(shown::path(Path::new("no\nsuch.json")), "no\\nsuch.json");
-//! assert_eq!(shown::value("\u{1b}[31mRED"), "\\u{1b}[31mRED");
-//! let long = "a".repeat(10_000);
-//! let s = shown::value(&long);
-//! assert!(s.len() < 140 && s.ends_with("(10000 characters)"), "{s}");
-//! ```
 
 use std::path::Path;
 
@@ -94,5 +84,21 @@ mod tests {
             "{s}"
         );
         assert_eq!(value("a\u{1b}b\u{9b}c"), "a\\u{1b}b\\u{9b}c");
+    }
+}
+
+/// The examples that were this module's doc tests (doc tests cannot reach `pub(crate)`
+/// items).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn shown_example() {
+        use crate::runner::shown;
+        use std::path::Path;
+        assert_eq!(shown::path(Path::new("no\nsuch.json")), "no\\nsuch.json");
+        assert_eq!(shown::value("\u{1b}[31mRED"), "\\u{1b}[31mRED");
+        let long = "a".repeat(10_000);
+        let s = shown::value(&long);
+        assert!(s.len() < 140 && s.ends_with("(10000 characters)"), "{s}");
     }
 }

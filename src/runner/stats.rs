@@ -13,13 +13,6 @@ use serde::Serialize;
 use super::schedule::list_schedule;
 
 /// Timed wall times of repeated runs and their summary.
-///
-/// # Examples
-/// ```
-/// use nqueens::runner::stats::Sample;
-/// let s = Sample::of(vec![3.0, 1.0, 2.0]);
-/// assert_eq!((s.median_seconds, s.min_seconds, s.max_seconds, s.spread), (2.0, 1.0, 3.0, 3.0));
-/// ```
 #[derive(Clone, Debug, Serialize)]
 pub struct Sample {
     /// Wall time of each timed run, in order, seconds.
@@ -63,13 +56,6 @@ impl Sample {
     /// The sample of running several things one after another: run i takes the sum of
     /// their i-th runs (a benchmark workload run is one count of each of its sizes).
     ///
-    /// # Examples
-    /// ```
-    /// use nqueens::runner::stats::Sample;
-    /// let (a, b) = (Sample::of(vec![1.0, 2.0]), Sample::of(vec![3.0, 3.0]));
-    /// assert_eq!(Sample::summed(&[&a, &b], 2).runs_seconds, vec![4.0, 5.0]);
-    /// ```
-    ///
     /// # Panics
     /// If `runs` is 0 or a sample has fewer than `runs` runs.
     pub fn summed(parts: &[&Sample], runs: usize) -> Sample {
@@ -82,12 +68,6 @@ impl Sample {
 }
 
 /// `amount` per second over `seconds`; 0 when the time is 0.
-///
-/// # Examples
-/// ```
-/// assert_eq!(nqueens::runner::stats::per_second(92, 0.5), 184.0);
-/// assert_eq!(nqueens::runner::stats::per_second(92, 0.0), 0.0);
-/// ```
 pub fn per_second(amount: u128, seconds: f64) -> f64 {
     if seconds > 0.0 {
         amount as f64 / seconds
@@ -97,44 +77,22 @@ pub fn per_second(amount: u128, seconds: f64) -> f64 {
 }
 
 /// How many runs of `seconds` each fit in an hour (the benchmark score).
-///
-/// # Examples
-/// ```
-/// assert_eq!(nqueens::runner::stats::per_hour(4.0), 900.0);
-/// ```
 pub fn per_hour(seconds: f64) -> f64 {
     3600.0 / seconds
 }
 
 /// Speed-up of a run of `seconds` over a baseline of `base_seconds`, ratio.
-///
-/// # Examples
-/// ```
-/// assert_eq!(nqueens::runner::stats::speedup(4.0, 2.0), 2.0);
-/// ```
 pub fn speedup(base_seconds: f64, seconds: f64) -> f64 {
     base_seconds / seconds
 }
 
 /// Parallel efficiency: `speedup` over the `threads` that reached it (1.0 = perfect).
-///
-/// # Examples
-/// ```
-/// assert_eq!(nqueens::runner::stats::efficiency(3.0, 4), 0.75);
-/// ```
 pub fn efficiency(speedup: f64, threads: usize) -> f64 {
     speedup / threads as f64
 }
 
 /// The `p`-th percentile of `sorted` (ascending) by the lower nearest rank: the entry at
 /// index ⌊(len − 1) · p / 100⌋, so p = 0 is the minimum and p = 100 the maximum.
-///
-/// # Examples
-/// ```
-/// let costs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-/// assert_eq!(nqueens::runner::stats::percentile(&costs, 50), 5);
-/// assert_eq!(nqueens::runner::stats::percentile(&costs, 99), 9);
-/// ```
 ///
 /// # Panics
 /// If `sorted` is empty.
@@ -160,14 +118,6 @@ pub struct CostSpread {
 
 impl CostSpread {
     /// The spread of `costs`, in any order.
-    ///
-    /// # Examples
-    /// ```
-    /// use nqueens::runner::stats::CostSpread;
-    /// let s = CostSpread::of(&[4, 1, 3, 2]);
-    /// assert_eq!((s.total, s.p50, s.max), (10, 2, 4));
-    /// assert_eq!(s.max_share_percent(), 40.0);
-    /// ```
     ///
     /// # Panics
     /// If `costs` is empty.
@@ -210,13 +160,6 @@ pub struct Makespan {
 impl Makespan {
     /// Replays `costs`, handed out in the given order, on `workers` workers. With no cost
     /// at all both ratios are 1.
-    ///
-    /// # Examples
-    /// ```
-    /// use nqueens::runner::stats::Makespan;
-    /// let m = Makespan::replay(&[5, 4, 3, 3], 2);
-    /// assert_eq!((m.makespan, m.efficiency, m.bound), (8, 15.0 / 16.0, 1.0));
-    /// ```
     pub fn replay(costs: &[u64], workers: usize) -> Makespan {
         let total: u128 = costs.iter().map(|&c| u128::from(c)).sum();
         let largest = costs.iter().copied().max().unwrap_or(0);
@@ -335,5 +278,70 @@ mod tests {
             .collect();
         assert!(spans.windows(2).all(|p| p[1] <= p[0]), "{spans:?}");
         assert_eq!((spans[0], spans[11]), (60, 5));
+    }
+}
+
+/// The examples that were this module's doc tests (doc tests cannot reach `pub(crate)`
+/// items).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn sample_of_example() {
+        use crate::runner::stats::Sample;
+        let s = Sample::of(vec![3.0, 1.0, 2.0]);
+        assert_eq!(
+            (s.median_seconds, s.min_seconds, s.max_seconds, s.spread),
+            (2.0, 1.0, 3.0, 3.0)
+        );
+    }
+
+    #[test]
+    fn sample_summed_example() {
+        use crate::runner::stats::Sample;
+        let (a, b) = (Sample::of(vec![1.0, 2.0]), Sample::of(vec![3.0, 3.0]));
+        assert_eq!(Sample::summed(&[&a, &b], 2).runs_seconds, vec![4.0, 5.0]);
+    }
+
+    #[test]
+    fn per_second_example() {
+        assert_eq!(crate::runner::stats::per_second(92, 0.5), 184.0);
+        assert_eq!(crate::runner::stats::per_second(92, 0.0), 0.0);
+    }
+
+    #[test]
+    fn per_hour_example() {
+        assert_eq!(crate::runner::stats::per_hour(4.0), 900.0);
+    }
+
+    #[test]
+    fn speedup_example() {
+        assert_eq!(crate::runner::stats::speedup(4.0, 2.0), 2.0);
+    }
+
+    #[test]
+    fn efficiency_example() {
+        assert_eq!(crate::runner::stats::efficiency(3.0, 4), 0.75);
+    }
+
+    #[test]
+    fn percentile_example() {
+        let costs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        assert_eq!(crate::runner::stats::percentile(&costs, 50), 5);
+        assert_eq!(crate::runner::stats::percentile(&costs, 99), 9);
+    }
+
+    #[test]
+    fn cost_spread_of_example() {
+        use crate::runner::stats::CostSpread;
+        let s = CostSpread::of(&[4, 1, 3, 2]);
+        assert_eq!((s.total, s.p50, s.max), (10, 2, 4));
+        assert_eq!(s.max_share_percent(), 40.0);
+    }
+
+    #[test]
+    fn makespan_replay_example() {
+        use crate::runner::stats::Makespan;
+        let m = Makespan::replay(&[5, 4, 3, 3], 2);
+        assert_eq!((m.makespan, m.efficiency, m.bound), (8, 15.0 / 16.0, 1.0));
     }
 }

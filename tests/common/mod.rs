@@ -14,3 +14,13 @@ pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// FNV-1a, 64 bits, written out here (the program's copy is not public): the check value a
+/// forger would recompute for a checkpoint record. Offset basis and prime are the
+/// published ones (FNV-1a of "" is 0xcbf29ce484222325).
+#[allow(dead_code)] // only the tests that forge records use it
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

@@ -32,7 +32,7 @@ use clap::Args;
 use super::args::{parse_in, shown, Refused};
 use super::render::one_based;
 use super::Outcome;
-use nqueens::{Step, Steps};
+use crate::{Step, Steps};
 
 /// Largest n for `animate`: a 32-row board fills a terminal, and larger searches never
 /// reach their first solution at a watchable speed.

@@ -22,8 +22,8 @@ use crate::cli::outfile;
 use crate::cli::render::{svg_crown, svg_squares, SQUARE, SVG_CROWN_STYLE};
 use crate::cli::session;
 use crate::cli::Outcome;
-use nqueens::runner::shown;
-use nqueens::{Step, Steps};
+use crate::runner::shown;
+use crate::{Step, Steps};
 
 /// Height of the status line under the board, px.
 const STATUS: usize = 28;

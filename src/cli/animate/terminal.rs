@@ -48,7 +48,7 @@ use super::signals::{self, Fatal};
 use super::{record, AnimateArgs, Tally, DELAY_MAX_MS};
 use crate::cli::render::one_based;
 use crate::cli::Outcome;
-use nqueens::{Step, Steps};
+use crate::{Step, Steps};
 
 /// The keys, as the help line shows them.
 pub const HELP: &str = "space pause/resume   n/→ step   +/- faster/slower   q/Esc quit";

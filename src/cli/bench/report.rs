@@ -4,7 +4,7 @@
 //! JSON form, so a field renamed here must be renamed there too.
 //!
 //! The statistics themselves (median, spread, speed-up, efficiency) are computed in
-//! [`nqueens::runner::stats`], as hyperfine does (`benchmark_result.rs`): the median is the
+//! [`crate::runner::stats`], as hyperfine does (`benchmark_result.rs`): the median is the
 //! figure to quote, min and max show the noise. The trust warnings are in [`warning`].
 
 use serde::Serialize;
@@ -12,13 +12,13 @@ use serde::Serialize;
 use super::machine::Machine;
 use super::Workload;
 use crate::cli::format::si;
-use nqueens::engine::plan::Engine;
-use nqueens::runner::stats::{efficiency, per_hour, per_second, speedup};
-use nqueens::{Counts, UnitPlan};
+use crate::engine::plan::Engine;
+use crate::runner::stats::{efficiency, per_hour, per_second, speedup};
+use crate::{Counts, UnitPlan};
 
 pub mod warning;
 
-pub use nqueens::runner::stats::Sample;
+pub use crate::runner::stats::Sample;
 use warning::Warning;
 
 /// The score, as stated in `--help`, the README and every JSON report.
@@ -146,7 +146,7 @@ impl WorkloadInfo {
                 .sizes
                 .iter()
                 .map(|&n| {
-                    nqueens::known::lookup(n)
+                    crate::known::lookup(n)
                         .expect("workload sizes are in the known table")
                         .total
                 })
@@ -400,7 +400,7 @@ mod tests {
     use super::*;
 
     fn test(n: u32, threads: usize, runs: Vec<f64>) -> TestResult {
-        let k = nqueens::known::lookup(n).unwrap();
+        let k = crate::known::lookup(n).unwrap();
         TestResult {
             n,
             threads,

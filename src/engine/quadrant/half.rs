@@ -63,6 +63,7 @@ pub struct Part {
 
 impl Part {
     /// All patterns.
+    #[cfg(test)]
     pub const WHOLE: Part = Part { index: 0, of: 1 };
 
     /// Whether patterns with north column set `c` (relative to the half) are in this part.
@@ -82,8 +83,6 @@ impl Part {
 pub struct Half {
     /// Board size.
     pub n: usize,
-    /// First column of the half.
-    pub c0: u32,
     /// Free columns of this half, relative to `c0` (bit i = column c0 + i).
     pub cols: u64,
     /// Up-diagonals blocked by pre-placed queens (relative numbering).
@@ -182,6 +181,7 @@ impl Half {
     /// Appends the shared-diagonal mask of every pattern with a queen in each of `north`
     /// and `south` (rows, ascending; north rows all above south rows) to `out`:
     /// up-diagonals in bits `0..shared_len`, down-diagonals in bits `shared_len..`.
+    #[cfg(test)]
     pub fn patterns(
         &self,
         north: &[u8],
@@ -415,7 +415,6 @@ mod tests {
     fn east_of_4() -> Half {
         Half {
             n: 4,
-            c0: 2,
             cols: 0b11,
             pre_up: 0,
             pre_down: 0,

@@ -118,6 +118,7 @@ impl Joiner {
     /// list share their first log2(east / 256) key bits, so the key can grow with the
     /// lists while the pieces stay full. Worked numbers, n = 24: 0.7 million east and 2
     /// million west masks per set, 16 key bits; about 2% of the pairs are tested.
+    #[cfg(test)]
     pub fn join(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
         self.join_sampled(east, west, bits, Sample::ALL)
     }

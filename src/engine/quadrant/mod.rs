@@ -172,16 +172,6 @@ impl Frame {
         }
     }
 
-    /// The pre-placed queens.
-    pub fn preplaced(&self) -> &[(u8, u8)] {
-        &self.pre
-    }
-
-    /// How sets E are weighted.
-    pub fn rule(&self) -> Rule {
-        self.rule
-    }
-
     /// Rows to fill (the bits of a set E index this list).
     pub fn rows(&self) -> &[u8] {
         &self.rows
@@ -398,6 +388,7 @@ impl Frame {
     /// The first half of [`Frame::count_set`]: both halves' pattern lists, left in
     /// `scratch` for [`Frame::join_prepared`] (the east list is empty when there is nothing
     /// to join). Returns the work done (no solutions yet).
+    #[cfg(test)]
     pub fn prepare_set(
         &self,
         e: u32,
@@ -438,7 +429,6 @@ impl Frame {
         let (pre_up, pre_down) = self.pre_diagonals();
         let half = |c0: u32, cols: u64, (avoid_up, avoid_down): (u64, u64)| Half {
             n: self.n,
-            c0,
             cols: cols >> c0,
             pre_up: (pre_up | avoid_up) >> c0,
             pre_down: (pre_down | avoid_down) >> c0,
@@ -682,6 +672,7 @@ pub(crate) fn uses_table(n: u32, config: &Config) -> bool {
 ///
 /// # Panics
 /// Unless `MIN_N <= n <= MAX_N`.
+#[cfg(test)]
 pub fn context(n: u32) -> Arc<Context> {
     context_until(n, &Config::default(), &NEVER).expect("never stopped")
 }
@@ -747,6 +738,7 @@ impl Context {
 
 /// Counts the total of board size n with the quadrant engine on one thread, its loops run
 /// with `isa` (for tests and small n; the plan splits the same work into units).
+#[cfg(test)]
 pub fn count_total(n: u32, table: Option<&QuadrantTable>, isa: Isa) -> u128 {
     let mut scratch = Scratch::new(isa);
     let mut total = 0u128;

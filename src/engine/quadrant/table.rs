@@ -107,6 +107,7 @@ impl QuadrantTable {
     }
 
     /// Bytes held.
+    #[cfg(test)]
     pub fn heap_bytes(&self) -> u64 {
         (self.offsets.len() * 4 + self.entries.len() * 8) as u64
     }

@@ -89,32 +89,7 @@ impl Frame {
         v
     }
 
-    /// Estimated cost of counting set E, in pair equivalents: a pure function of the frame
-    /// and E (no table, no machine: the same on every node of a cluster, whatever its
-    /// memory), computed with IEEE additions, multiplications and divisions only, whose
-    /// results are the same on every platform. 0 for a set that is not counted.
-    ///
-    /// The join tests east × west pattern pairs and the half searches cost per pattern, so
-    /// a set costs about `E·W + PATTERN_PAIRS·(E + W)`, where E and W are the pattern counts
-    /// of the two halves. Each is approximated as if the queens' columns were a random
-    /// permutation with independent clashes: for k rows in k free columns,
-    ///
-    /// `k! · Π_{row pairs} (1 − p(d)) · Π_{rows} (1 − blocked / k)`
-    ///
-    /// where p(d) is the share of column pairs at distance d (two queens d rows apart
-    /// clash on a diagonal exactly when their columns are d apart) and `blocked` counts the
-    /// row's free cells on a pre-placed queen's diagonal (and, for the east half of an even
-    /// board, on a long diagonal, which it must avoid). Worked number, n = 20: the estimate
-    /// of a set ranks like its measured time (see the tests); its scale is calibrated once,
-    /// in `cost`.
-    pub fn estimate_set(&self, e: u32) -> f64 {
-        if self.weight(e).0 == 0 {
-            return 0.0;
-        }
-        Proxy::new(self).set(self, e)
-    }
-
-    /// Estimated cost of a unit: the sum of [`Frame::estimate_set`] over its sets, from at
+    /// Estimated cost of a unit: the sum of [`Proxy::set`] over its sets, from at
     /// most [`PROXY_SAMPLE`] of them spread evenly over the unit (scaled up), so that a
     /// shard job can estimate a whole plan in a second.
     pub fn estimate_unit(&self, proxy: &Proxy, p: u32, prefix: u32) -> f64 {
@@ -160,7 +135,7 @@ pub const PROXY_SAMPLE: usize = 16;
 /// half searches take 30% of a set's time, about 4,000 join pair tests per pattern).
 pub const PATTERN_PAIRS: f64 = 4096.0;
 
-/// What [`Frame::estimate_set`] precomputes per frame.
+/// What [`Proxy::set`] precomputes per frame.
 #[derive(Clone, Debug)]
 pub struct Proxy {
     /// `clash[side][d]`: 1 − the share of the side's free column pairs that are d apart.
@@ -223,8 +198,25 @@ impl Proxy {
         }
     }
 
-    /// The estimate of set E of `frame` (counted or not), with this frame's factors: the
-    /// same number as [`Frame::estimate_set`] for a counted set, without rebuilding them.
+    /// Estimated cost of counting set E, in pair equivalents: a pure function of the frame
+    /// and E (no table, no machine: the same on every node of a cluster, whatever its
+    /// memory), computed with IEEE additions, multiplications and divisions only, whose
+    /// results are the same on every platform. Callers skip the sets that are not counted
+    /// (weight 0).
+    ///
+    /// The join tests east × west pattern pairs and the half searches cost per pattern, so
+    /// a set costs about `E·W + PATTERN_PAIRS·(E + W)`, where E and W are the pattern counts
+    /// of the two halves. Each is approximated as if the queens' columns were a random
+    /// permutation with independent clashes: for k rows in k free columns,
+    ///
+    /// `k! · Π_{row pairs} (1 − p(d)) · Π_{rows} (1 − blocked / k)`
+    ///
+    /// where p(d) is the share of column pairs at distance d (two queens d rows apart
+    /// clash on a diagonal exactly when their columns are d apart) and `blocked` counts the
+    /// row's free cells on a pre-placed queen's diagonal (and, for the east half of an even
+    /// board, on a long diagonal, which it must avoid). Worked number, n = 20: the estimate
+    /// of a set ranks like its measured time (see the tests); its scale is calibrated once,
+    /// in `cost`.
     pub fn set(&self, frame: &Frame, e: u32) -> f64 {
         let [w, east] = self.halves(frame, e);
         east * w + PATTERN_PAIRS * (east + w)
