@@ -79,7 +79,12 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let Some(plan) = chosen.plan(n, session::stop_flag())? else {
         return Ok(session::stopped_early());
     };
-    warn_if_long(n, threads, chosen.engine);
+    warn_if_long(
+        n,
+        threads,
+        chosen.engine,
+        s.shard.as_ref().map(|&(spec, _)| spec),
+    );
     let Some(session) = session::open(plan, scope, chosen.config, s.checkpoint.as_deref())? else {
         return Ok(session::stopped_early());
     };
@@ -172,12 +177,20 @@ fn mpi_count(s: &Single, o: &CountOptions) -> Outcome {
     super::mpi::count(s, o)
 }
 
-/// Warns on stderr when counting n will take more than an hour.
-fn warn_if_long(n: u32, threads: usize, engine: crate::Engine) {
-    let est = estimate_seconds(n, threads, engine);
+/// Warns on stderr when counting n, or one shard of it (about 1/M of the time: shards are
+/// balanced by cost), will take more than an hour.
+fn warn_if_long(n: u32, threads: usize, engine: crate::Engine, shard: Option<ShardSpec>) {
+    let whole = estimate_seconds(n, threads, engine);
+    let (est, what) = match shard {
+        Some(s) => (
+            whole / f64::from(s.count.max(1)),
+            format!("shard {}/{} of n = {n}", s.index, s.count),
+        ),
+        None => (whole, format!("n = {n}")),
+    };
     if est > 3600.0 {
         eprintln!(
-            "warning: counting n = {n} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
+            "warning: counting {what} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
             duration(est)
         );
     }
@@ -204,7 +217,7 @@ pub fn run(a: &CountArgs) -> Outcome {
 /// a plan too large for memory is refused without a warning first.)
 fn warn_range(sizes: &[Sized], threads: usize) {
     if let Some(last) = sizes.last().filter(|_| sizes.len() > 1) {
-        warn_if_long(last.n, threads, last.chosen.engine);
+        warn_if_long(last.n, threads, last.chosen.engine, None);
     }
 }
 

@@ -149,6 +149,24 @@ pub struct EnginePlan {
 }
 
 impl EnginePlan {
+    /// This plan without the quadrant table where building it would cost a run of about
+    /// `cpu_seconds` more than it saves ([`Engine::table_pays`]): the same counts, the
+    /// quadrants searched per set.
+    pub fn table_if_it_pays(self, n: u32, cpu_seconds: f64, threads: usize) -> EnginePlan {
+        if self.table_bytes == 0 || self.engine.table_pays(n, cpu_seconds, threads) {
+            return self;
+        }
+        EnginePlan {
+            table_bytes: 0,
+            plan_budget: self.plan_budget.saturating_add(self.table_bytes),
+            config: Config {
+                table_limit: 0,
+                ..self.config
+            },
+            ..self
+        }
+    }
+
     /// `engine` with no memory limit, for the fixed, small workloads of `bench`.
     pub fn unlimited(engine: Engine) -> EnginePlan {
         EnginePlan {
@@ -305,5 +323,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("its unit plan passed 8,192 units"), "{e}");
+    }
+
+    #[test]
+    fn a_small_shard_leaves_the_big_table_out_and_keeps_its_memory() {
+        let roomy = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(16 << 30),
+        };
+        let whole = roomy.resolve(24, 2).unwrap();
+        assert!(whole.table_bytes > 4 << 30, "n = 24 builds the 5 GB table");
+        let cpu = Engine::Quadrant.cpu_seconds(24);
+        assert_eq!(whole.table_if_it_pays(24, cpu, 2), whole);
+        let shard = whole.table_if_it_pays(24, cpu / 20_000.0, 2);
+        assert_eq!((shard.table_bytes, shard.config.table_limit), (0, 0));
+        assert_eq!(shard.plan_budget, whole.plan_budget + whole.table_bytes);
+        assert_eq!(
+            (shard.engine, shard.list_bytes),
+            (whole.engine, whole.list_bytes)
+        );
+        // n = 22's table (550 MB) is built for any shard.
+        let small = roomy.resolve(22, 2).unwrap();
+        assert_eq!(small.table_if_it_pays(22, 1.0, 2), small);
     }
 }

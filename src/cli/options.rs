@@ -105,10 +105,25 @@ impl CountOptions {
                 })
             })
             .collect::<anyhow::Result<Vec<Sized>>>()?;
-        let long_count = |sized: Sized| Single {
-            sized,
-            checkpoint: a.checkpoint.clone(),
-            shard: a.shard.zip(a.out.clone()),
+        let long_count = |sized: Sized| {
+            // A shard of M is about 1/M of the count's time (shards are balanced by cost):
+            // a small one does not build a table that would take longer than it saves.
+            let sized = match a.shard {
+                Some(spec) => Sized {
+                    chosen: sized.chosen.table_if_it_pays(
+                        sized.n,
+                        sized.chosen.engine.cpu_seconds(sized.n) / f64::from(spec.count.max(1)),
+                        threads,
+                    ),
+                    ..sized
+                },
+                None => sized,
+            };
+            Single {
+                sized,
+                checkpoint: a.checkpoint.clone(),
+                shard: a.shard.zip(a.out.clone()),
+            }
         };
         let mode = if a.mpi {
             CountMode::Mpi(long_count(sizes[0]))

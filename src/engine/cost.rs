@@ -258,6 +258,30 @@ impl Engine {
         ((3.0 * 24.0 * mean) as u64).min(quadrant::LIST_BUDGET)
     }
 
+    /// Whether building this engine's table for n pays for itself in a run of about
+    /// `cpu_seconds` of counting on `threads` threads (a shard of the plan, say).
+    ///
+    /// Only the h = 12 table (n = 24, 25) can fail to. Building it walks 633 million
+    /// placements twice on one core and writes 5 GB: 32.5 and 34.4 s of wall time
+    /// (`count 24 --shard 7411/20000 -t 2` with and without `--max-memory 2G`: 53.9 against
+    /// 21.4 s, 57.4 against 23.0 s), the other threads idle. It saves about 15% of the
+    /// counting at n = 24 (`--shard 1234/4000 -t 2`: 252.8 s of user CPU without it,
+    /// 239.4 s with it, about 30 s of which built it). A run of W wall seconds of counting
+    /// gains about 0.15 W, so the table pays when 0.15 W exceeds its 33 s of building:
+    /// W > 220 s. A whole count of n = 24 (days) builds it; a shard of 1/20,000 (30 s of
+    /// counting) does not, and is then 2.5x faster (22 s instead of 55 s wall, measured
+    /// above); 1/4,000 (2 minutes) was 11% faster without it. All figures from a 2-core
+    /// Intel Xeon model 207. The h <= 11 tables (550 MB and about 3 s at h = 11, for
+    /// counts of minutes at least) are always built.
+    pub fn table_pays(self, n: u32, cpu_seconds: f64, threads: usize) -> bool {
+        const BUILD_SECONDS_H12: f64 = 33.0;
+        const GAIN_H12: f64 = 0.15;
+        if self != Engine::Quadrant || n / 2 < 12 {
+            return true;
+        }
+        GAIN_H12 * cpu_seconds / threads.max(1) as f64 > BUILD_SECONDS_H12
+    }
+
     /// Bytes of the table this engine builds for n when the memory allows (None: it builds
     /// none at this n; the quadrant table exists up to h = 12, n = 25).
     pub fn table_bytes(self, n: u32) -> Option<u64> {
@@ -272,6 +296,31 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::engine::plan::UnitPlan;
+
+    #[test]
+    fn the_five_gigabyte_table_is_built_only_for_runs_it_shortens() {
+        let q = Engine::Quadrant;
+        let whole = q.cpu_seconds(24);
+        assert!(q.table_pays(24, whole, 2), "a whole count of n = 24");
+        assert!(q.table_pays(25, q.cpu_seconds(25), 64));
+        assert!(
+            !q.table_pays(24, whole / 20_000.0, 2),
+            "a shard of 1/20,000"
+        );
+        assert!(
+            !q.table_pays(24, whole / 4_000.0, 2),
+            "measured 11% slower with it"
+        );
+        assert!(
+            q.table_pays(24, whole / 500.0, 2),
+            "a shard of 1/500: 15 minutes"
+        );
+        // The same shard on more threads ends sooner, so it gains less from the table.
+        assert!(q.table_pays(24, 3_000.0, 2) && !q.table_pays(24, 3_000.0, 64));
+        // Smaller tables are always built; backtracking has none.
+        assert!(q.table_pays(22, 0.1, 64) && q.table_pays(23, 0.0, 1));
+        assert!(Engine::Backtrack.table_pays(24, 0.0, 2));
+    }
 
     #[test]
     fn every_unit_costs_at_least_one() {
