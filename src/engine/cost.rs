@@ -276,8 +276,8 @@ impl Engine {
     pub fn table_pays(self, n: u32, cpu_seconds: f64, threads: usize) -> bool {
         const BUILD_SECONDS_H12: f64 = 33.0;
         const GAIN_H12: f64 = 0.15;
-        if self != Engine::Quadrant || n / 2 < 12 {
-            return true;
+        if self != Engine::Quadrant || n / 2 != 12 {
+            return true; // a small table, or none (n >= 26)
         }
         GAIN_H12 * cpu_seconds / threads.max(1) as f64 > BUILD_SECONDS_H12
     }

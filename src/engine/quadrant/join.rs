@@ -570,7 +570,7 @@ impl Sample {
     }
 }
 
-/// One piece of at most 512 east masks, transposed, with its chunk tables.
+/// One piece of at most 256 east masks (64 × LANES), transposed, with its chunk tables.
 #[derive(Debug, Default)]
 struct Piece {
     /// Chunk tables: `tables[c][v][b]` is the OR of the slices of the bits of value v of
@@ -583,7 +583,7 @@ struct Piece {
 }
 
 impl Piece {
-    /// Transposes `east` (at most 512 masks) and builds its chunk tables.
+    /// Transposes `east` (at most 256 masks) and builds its chunk tables.
     #[inline(always)]
     fn build(&mut self, east: &[u64], bits: u32, chunks: usize) {
         self.tables.clear();
