@@ -243,7 +243,6 @@ impl Joiner {
             sorted: false,
             pieces: 1,
             key_chunks: 0,
-            span: bits,
         };
         let key = if arranged.naive {
             Key::default()
@@ -255,9 +254,6 @@ impl Joiner {
         arranged.key_chunks = key.chunks.len();
         let buckets = 1usize << k;
         let order = ChunkOrder::new(bits, &key.chunks);
-        if !key.chunks.is_empty() {
-            arranged.span = CHUNK * bits.div_ceil(CHUNK);
-        }
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key.bits.iter().map(|&d| order.place(d)).collect();
         KeyTable::new(&moved, &mut self.moved_key_table);
@@ -364,7 +360,7 @@ impl Joiner {
                 }
                 stats.pieces_run += 1;
                 let common = masks.iter().fold(u64::MAX, |acc, &m| acc & m);
-                piece.build(masks, a.span, chunks);
+                piece.build(masks, a.span(), chunks);
                 let (tables, key_tables) = piece.tables[..chunks].split_at(own);
                 let valid: &[u64; LANES] = piece.valid[..LANES].try_into().expect("LANES words");
                 // West buckets v with v & common == 0: the submasks of the other key bits.
@@ -422,11 +418,20 @@ struct Arranged {
     sorted: bool,
     /// Whole chunks of the key, moved to the last chunks ([`ChunkOrder`]).
     key_chunks: usize,
-    /// Bit positions the moved masks use (a partial chunk moved before a key chunk keeps
-    /// its five places).
-    span: u32,
     /// Pieces of the join.
     pieces: u64,
+}
+
+impl Arranged {
+    /// Bit positions the masks use: `bits`, or five per chunk once chunks moved (a partial
+    /// chunk moved before a key chunk keeps its five places).
+    fn span(&self) -> u32 {
+        if self.key_chunks == 0 {
+            self.bits
+        } else {
+            CHUNK * self.bits.div_ceil(CHUNK)
+        }
+    }
 }
 
 /// The key of a mask by table lookup, a byte at a time.
