@@ -721,6 +721,20 @@ fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
     if want == 0 {
         return Key::default();
     }
+    if east.len() >= GREEDY_FROM {
+        let key = greedy_key(east, west, bits, want);
+        let whole = key.len() / CHUNK as usize;
+        let room = CHUNK * bits.div_ceil(CHUNK) <= 64;
+        return Key {
+            bits: key,
+            chunks: vec![],
+            moved_chunks: if room && whole >= MIN_KEY_CHUNKS {
+                whole
+            } else {
+                0
+            },
+        };
+    }
     let freq = |masks: &mut dyn Iterator<Item = u64>| {
         let mut f = [0u64; 64];
         for m in masks {
@@ -740,20 +754,6 @@ fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
             .map(|&(w, _)| w),
     );
     let score = |d: u32| fe[d as usize] * fw[d as usize];
-    if east.len() >= GREEDY_FROM {
-        let key = greedy_key(east, west, bits, want);
-        let whole = key.len() / CHUNK as usize;
-        let room = CHUNK * bits.div_ceil(CHUNK) <= 64;
-        return Key {
-            bits: key,
-            chunks: vec![],
-            moved_chunks: if room && whole >= MIN_KEY_CHUNKS {
-                whole
-            } else {
-                0
-            },
-        };
-    }
     // Whole chunks only where every chunk can keep five places when they move (64 bits:
     // up to n = 31; n = 32's 62 diagonals need 13 chunks, 65 places).
     let room = CHUNK * bits.div_ceil(CHUNK) <= 64;
@@ -797,10 +797,10 @@ const GREEDY_FROM: usize = 1 << 17;
 /// whole lists take most often: diagonals are correlated (a queen on one up-diagonal makes
 /// its neighbours likelier), so the best second bit depends on the first. Its first 15
 /// bits still go into three whole chunks ([`BitOrder`]). Measured (AMD EPYC Zen 3, one
-/// thread): tested pairs -31% on shard 7411/20000 of n = 24 (33.9 s against 35.7 s, two
+/// thread): tested pairs -31% on shard 7411/20000 of n = 24 (34.0 s against 35.7 s, two
 /// runs each) and -36% on 15093/20000 (37.4 s against 45.9 s); `estimate 26` 3.3 and 3.4
-/// CPU-years against 3.1 and 3.1; same solutions unit by unit. The sample costs a few
-/// milliseconds, against 0.1-0.5 s for a join this long.
+/// CPU-years against 3.1 and 3.1; same solutions unit by unit. The sample's cost (at most
+/// 2,048 east masks per level, split among the nodes) is inside those times.
 fn greedy_key(east: &[u64], west: &[(u64, u32)], bits: u32, want: u32) -> Vec<u32> {
     let es: Vec<u64> = east
         .iter()
