@@ -55,7 +55,7 @@ pub const LANES: usize = 4;
 /// Diagonal bits per chunk table (64 entries, 2 KiB: a piece's tables stay in L1). Six
 /// rather than five (2026-12-02, Intel Xeon model 167, one thread, alternating): shard
 /// 7411/20000 of n = 24 21.4 / 22.1 -> 18.3 / 18.8 s (a west mask: 6 table ORs instead of
-/// 7), n = 18 3.92 -> 3.85 s, n = 22 and 25 about the same; eight was 30% slower at n = 26.
+/// 7), n = 18 3.92 -> 3.85 s, n = 22 and 25 about the same; eight was a third slower at n = 26.
 pub const CHUNK: u32 = 6;
 /// Entries of a chunk table.
 const ENTRIES: usize = 1 << CHUNK;
@@ -839,10 +839,11 @@ fn greedy_key(east: &[u64], west: &[(u64, u32)], bits: u32, want: u32) -> Vec<u3
     key
 }
 
-/// Moves the first `chunks` × 5 key bits of a level-ordered key into the last chunk slots,
-/// key bit 6j + t at bit 5 - t of slot `own + j`, and every other diagonal, in order, into
-/// the first places, so that a piece's tables for the key's chunks are its last ones and a
-/// west bucket ORs them once; the key's chunks are any six diagonals. A mask moves by one table lookup per byte.
+/// Moves the first `chunks` × [`CHUNK`] key bits of a level-ordered key into the last chunk
+/// slots, key bit 6j + t at bit 5 - t of slot `own + j`, and every other diagonal, in order,
+/// into the first places, so that a piece's tables for the key's chunks are its last ones
+/// and a west bucket ORs them once; the key's chunks are any six diagonals. A mask moves by
+/// one table lookup per byte.
 struct BitOrder {
     place: [u8; 64],
     tables: Vec<(u32, [u64; 256])>,
@@ -889,11 +890,11 @@ impl BitOrder {
     }
 }
 
-/// One chunk table of a piece: for each value of the chunk's 5 diagonal bits, the OR of the
+/// One chunk table of a piece: for each value of the chunk's 6 diagonal bits, the OR of the
 /// slices of its set bits, per block.
 type ChunkTable = [[u64; LANES]; ENTRIES];
 
-/// [`count_west`] for `chunks` chunk tables (1..=13: 64 bits / 5). A fixed chunk count lets
+/// [`count_west`] for `chunks` chunk tables (1..=11: 64 bits / 6). A fixed chunk count lets
 /// the compiler unroll the chunk loop and drop its bounds checks (the value index is masked
 /// to 0..32 and the table array has exactly C entries): 25% of the join's time at n = 18.
 /// A match rather than a function pointer, so that each copy is inlined into the caller's
@@ -914,7 +915,7 @@ fn count_west_any(
             }
         };
     }
-    pick!(0 1 2 3 4 5 6 7 8 9 10 11 12 13)
+    pick!(0 1 2 3 4 5 6 7 8 9 10 11)
 }
 
 /// Σ over west masks w of weight(w) · (east masks of the piece that share no bit with w).
@@ -1071,8 +1072,8 @@ mod tests {
     #[test]
     fn keys_of_whole_chunks_move_the_chunks_and_keep_the_count() {
         // East lists of 70,000+ masks take keys of 10 bits or more; whole key chunks move
-        // only from GREEDY_FROM east masks: with a partial last chunk (46 and 33 diagonals), with 12
-        // chunks (60), and at 62 diagonals, where the chunks have no room to move.
+        // only from GREEDY_FROM east masks: with a partial last chunk (46 and 33
+        // diagonals), with 10 chunks (60), and not at 62 diagonals (no room to move).
         let mut joiner = Joiner::default();
         for &(seed, ne, nw, bits, density) in &[
             (31, 70_000, 400, 46, 25),
