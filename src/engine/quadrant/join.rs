@@ -83,9 +83,6 @@ const MAX_KEY_BITS: u32 = 16;
 /// (deeper levels could not fill a piece, so [`layout`] would not use them).
 const MIN_BUCKET: usize = 64 * LANES;
 
-/// Fewest whole key chunks worth moving (see [`key_bits`]).
-const MIN_KEY_CHUNKS: usize = 2;
-
 /// Shorter east lists are joined unsorted: at n = 16 (a few hundred east masks per set)
 /// the sort and the key cost more than they save (measured).
 const KEY_FROM: usize = 1024;
@@ -267,7 +264,8 @@ impl Joiner {
             naive: east.len() < MIN_SLICED || west.is_empty(),
             sorted: false,
             pieces: 1,
-            key_chunks: 0,
+            chunks: bits.div_ceil(CHUNK) as usize,
+            slots: 0,
         };
         let key = if arranged.naive {
             Key::default()
@@ -276,10 +274,11 @@ impl Joiner {
         };
         let k = key.bits.len();
         arranged.k = k;
-        arranged.key_chunks = key.moved_chunks;
+        let order = key.moved.then(|| BitOrder::new(bits, &key.bits));
+        if let Some(o) = &order {
+            (arranged.chunks, arranged.slots) = (o.own + o.slots, o.slots);
+        }
         let buckets = 1usize << k;
-        let order =
-            (key.moved_chunks > 0).then(|| BitOrder::new(bits, &key.bits, key.moved_chunks));
         let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key
@@ -370,11 +369,13 @@ impl Joiner {
             parts: &self.moved_key_table,
         };
         let key_of = |m: u64| keys_by_byte.key(m);
-        let chunks = a.bits.div_ceil(CHUNK) as usize;
-        // The key's whole chunks are the last `kc` chunk tables (see `BitOrder`); each west
-        // mask of a bucket takes the same value in them, the bucket's.
-        let kc = a.key_chunks;
+        let chunks = a.chunks;
+        // The moved key is in the last `kc` chunk tables (see `BitOrder`); each west mask of
+        // a bucket takes the same value in them, the bucket's. Padded at its low end to
+        // whole chunks, the bucket's key gives slot j's value at bits 6(kc - 1 - j)...
+        let kc = a.slots;
         let own = chunks - kc;
+        let pad = CHUNK as usize * kc - a.k.min(CHUNK as usize * kc);
         let full = (1usize << a.k) - 1;
         let mut stats = JoinStats::default();
         let piece = &mut self.piece;
@@ -400,11 +401,12 @@ impl Joiner {
                 loop {
                     let ws = &west[west_start[v]..west_start[v + 1]];
                     if !ws.is_empty() {
-                        // Key chunk j is key bits 6j..6j+6, bits k-6j-6.. of v (see `key_bits`).
+                        // Key slot j holds key bits 6j..6j+6, bits 6(kc-1-j).. of v << pad.
                         let mut base = [0u64; LANES];
+                        let padded = v << pad;
                         for (j, table) in key_tables.iter().enumerate() {
-                            let entry = &table
-                                [(v >> (a.k - CHUNK as usize * (j + 1))) & CHUNK_MASK as usize];
+                            let at = CHUNK as usize * (kc - 1 - j);
+                            let entry = &table[(padded >> at) & CHUNK_MASK as usize];
                             for (x, e) in base.iter_mut().zip(entry) {
                                 *x |= e;
                             }
@@ -448,20 +450,23 @@ struct Arranged {
     naive: bool,
     /// The lists were sorted into the joiner's buffers.
     sorted: bool,
-    /// Whole chunks of the key, moved to the last chunks ([`BitOrder`]).
-    key_chunks: usize,
+    /// Chunk tables of a piece: `bits / 6` rounded up, or, once the key moved, the chunks
+    /// of the other diagonals and then the key's `slots` ([`BitOrder`]).
+    chunks: usize,
+    /// Chunk slots of the moved key (0: the key did not move).
+    slots: usize,
     /// Pieces of the join.
     pieces: u64,
 }
 
 impl Arranged {
-    /// Bit positions the masks use: `bits`, or six per chunk once chunks moved (a partial
-    /// chunk moved before a key chunk keeps its six places).
+    /// Bit positions the masks use: `bits`, or six per chunk once the key moved (the last
+    /// chunk of the other diagonals and of the key may be partial and keep six places).
     fn span(&self) -> u32 {
-        if self.key_chunks == 0 {
+        if self.slots == 0 {
             self.bits
         } else {
-            CHUNK * self.bits.div_ceil(CHUNK)
+            CHUNK * self.chunks as u32
         }
     }
 }
@@ -690,16 +695,47 @@ fn bucket_sort<T: Copy>(
     }
 }
 
-/// A join's key: its diagonals, the most significant first, and how many whole chunks of
-/// it move.
+/// A join's key: its diagonals, the most significant first, and whether they move.
 #[derive(Debug, Default)]
 struct Key {
     /// Key bit i is diagonal `bits[i]`.
     bits: Vec<u32>,
-    /// Whole chunks of the key (see [`greedy_key`]): key bits 6j..6j+6 move to chunk slot
-    /// j from the end, whatever their diagonals ([`BitOrder`]).
-    moved_chunks: usize,
+    /// The key's diagonals move to the last chunk slots, key bits 6j..6j+6 to slot j of
+    /// them, whatever their diagonals ([`BitOrder`]).
+    moved: bool,
 }
+
+impl Key {
+    /// A key of `bits`, moved where moving saves a table OR per west mask ([`moves`]).
+    fn new(key: Vec<u32>, diagonals: u32) -> Key {
+        let moved = moves(diagonals, key.len());
+        Key { bits: key, moved }
+    }
+}
+
+/// Whether a key of k bits on masks of `bits` diagonals moves ([`BitOrder`]): where the
+/// other diagonals need fewer chunks than all of them (a west mask then costs that many
+/// table ORs, and its bucket's key chunks are ORed once per bucket) and the chunks fit 64
+/// places. Every west mask of a bucket has the bucket's key bits, so the key's chunks
+/// need no OR per mask: worked numbers, n = 24, 46 diagonals, a key of 16: 5 chunks of the
+/// other 30 and 3 key slots (6, 6 and 4 bits), 5 ORs per west mask instead of 8; n = 22, 42
+/// diagonals and keys of 12-14 bits, 5 instead of 7. At 62 diagonals (n = 32) and a key of
+/// 16 there is no room (8 + 3 chunks, 66 places).
+fn moves(bits: u32, k: usize) -> bool {
+    if k < MOVE_FROM {
+        return false;
+    }
+    let c = CHUNK as usize;
+    let own = (bits as usize - k).div_ceil(c);
+    let slots = k.div_ceil(c);
+    own < (bits as usize).div_ceil(c) && c * (own + slots) <= 64
+}
+
+/// Fewest key bits that move (see [`moves`]). Moving costs a table lookup per byte of
+/// every mask of both lists; below 12 key bits (n <= 21) it did not pay: with every key
+/// moved, count 18 -t 1 took 4.29-4.36 s against 3.52-3.66 s, and count 20 --shard 3/40
+/// 3.90-3.98 s against 3.35-3.49 s (Intel Xeon model 167, alternating, 2026-12-02).
+const MOVE_FROM: usize = 12;
 
 /// How many of `masks` take each diagonal, into `f`.
 fn diagonal_counts(masks: impl Iterator<Item = u64>, f: &mut [u64; 64]) {
@@ -719,14 +755,9 @@ fn diagonal_counts(masks: impl Iterator<Item = u64>, f: &mut [u64; 64]) {
 /// lists' shares (from a sample of at most 256 masks per side); from there the key is
 /// chosen level by level ([`greedy_key`]).
 ///
-/// Keys of [`MIN_KEY_CHUNKS`] whole chunks or more (12 bits and up, so only keys from
-/// [`GREEDY_FROM`]) move them: every west mask of a bucket has the same bits in a whole key
-/// chunk, so a piece ORs that chunk's table once per bucket instead of once per mask (see
-/// [`BitOrder`]). Worked numbers, n = 24: 46 diagonals in 8 chunks of 6, a key of 16 bits
-/// = 2 whole chunks and 4 bits, so a west mask costs 6 table ORs instead of 8. With one
-/// whole chunk of five (n <= 21, keys of 5-9 bits; measured when chunks had five bits) the
-/// pruning lost outweighed the one OR saved: 11% slower at n = 18 and 20, so from two
-/// chunks only.
+/// The key's diagonals then move to chunks of their own where that saves table ORs
+/// ([`moves`]); moving changes where bits are, not which diagonals are key bits, so the
+/// pairs tested are the same.
 fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
     let mut want = 0;
     if east.len() < KEY_FROM {
@@ -739,19 +770,7 @@ fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
         return Key::default();
     }
     if east.len() >= GREEDY_FROM {
-        let key = greedy_key(east, west, bits, want);
-        let whole = key.len() / CHUNK as usize;
-        // Whole chunks only where every chunk keeps six places when they move (64 bits: up
-        // to n = 31; n = 32's 62 diagonals need 11 chunks, 66 places).
-        let room = CHUNK * bits.div_ceil(CHUNK) <= 64;
-        return Key {
-            bits: key,
-            moved_chunks: if room && whole >= MIN_KEY_CHUNKS {
-                whole
-            } else {
-                0
-            },
-        };
+        return Key::new(greedy_key(east, west, bits, want), bits);
     }
     let (mut fe, mut fw) = ([0u64; 64], [0u64; 64]);
     diagonal_counts(
@@ -767,10 +786,7 @@ fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
     let mut key: Vec<u32> = (0..bits).collect();
     key.sort_by_key(|&d| std::cmp::Reverse(fe[d as usize] * fw[d as usize]));
     key.truncate(want as usize);
-    Key {
-        bits: key,
-        moved_chunks: 0,
-    }
+    Key::new(key, bits)
 }
 
 /// East lists from which the key is chosen level by level ([`greedy_key`]): from n = 24
@@ -839,22 +855,30 @@ fn greedy_key(east: &[u64], west: &[(u64, u32)], bits: u32, want: u32) -> Vec<u3
     key
 }
 
-/// Moves the first `chunks` × [`CHUNK`] key bits of a level-ordered key into the last chunk
-/// slots, key bit 6j + t at bit 5 - t of slot `own + j`, and every other diagonal, in order,
-/// into the first places, so that a piece's tables for the key's chunks are its last ones
-/// and a west bucket ORs them once; the key's chunks are any six diagonals. A mask moves by
-/// one table lookup per byte.
+/// Moves the key bits into the last chunk slots, key bit 6j + t at bit 5 - t of slot
+/// `own + j` (a last key slot of r < 6 bits leaves its low 6 - r places empty), and every
+/// other diagonal, in order, into the first places, so that a piece's tables for the key
+/// are its last ones and a west bucket ORs them once; the key's chunks are any diagonals.
+/// A mask moves by one table lookup per byte.
 struct BitOrder {
     place: [u8; 64],
     tables: Vec<(u32, [u64; 256])>,
+    /// Chunks of the diagonals that are not key bits, and of the key.
+    own: usize,
+    slots: usize,
 }
 
 impl BitOrder {
-    fn new(bits: u32, key: &[u32], chunks: usize) -> BitOrder {
-        let moved = chunks * CHUNK as usize;
+    fn new(bits: u32, key: &[u32]) -> BitOrder {
+        let moved = key.len();
         let own = (bits as usize - moved).div_ceil(CHUNK as usize);
+        let slots = moved.div_ceil(CHUNK as usize);
+        assert!(
+            CHUNK as usize * (own + slots) <= 64,
+            "moved key past 64 bits"
+        );
         let mut place = [u8::MAX; 64];
-        for (i, &d) in key[..moved].iter().enumerate() {
+        for (i, &d) in key.iter().enumerate() {
             let (j, t) = (i / CHUNK as usize, i % CHUNK as usize);
             place[d as usize] = (CHUNK as usize * (own + j) + CHUNK as usize - 1 - t) as u8;
         }
@@ -879,7 +903,12 @@ impl BitOrder {
                 (byte, t)
             })
             .collect();
-        BitOrder { place, tables }
+        BitOrder {
+            place,
+            tables,
+            own,
+            slots,
+        }
     }
 
     #[inline(always)]
@@ -1097,11 +1126,7 @@ mod tests {
                 "seed {seed}: key of {}",
                 key.bits.len()
             );
-            assert_eq!(
-                key.moved_chunks > 0,
-                ne >= GREEDY_FROM && bits <= 60,
-                "seed {seed}"
-            );
+            assert_eq!(key.moved, moves(bits, key.bits.len()), "seed {seed}");
             let want = join_naive(&east, &west);
             assert_eq!(joiner.join(&east, &west, bits).pairs, want, "seed {seed}");
             let pieces = joiner.keep(&east, &west, bits);
@@ -1120,20 +1145,24 @@ mod tests {
 
     #[test]
     fn bit_order_moves_key_chunks_last_and_every_diagonal_has_one_place() {
-        // 46 diagonals, two key chunks of any diagonals: key bits 6j..6j+6 at slot 6 + j,
-        // the first of each at the chunk's top bit; the other 34 diagonals fill bits 0..34.
+        // 46 diagonals, a key of 16 any diagonals: key bits 6j..6j+6 at slot 5 + j, the
+        // first of each at the slot's top bit, the last slot's 4 bits at its bits 5..2; the
+        // other 30 diagonals fill bits 0..30, in order.
         let key = [9, 12, 13, 10, 15, 14, 8, 7, 17, 18, 36, 16, 35, 19, 6, 38];
-        let order = BitOrder::new(46, &key, 2);
-        assert_eq!(order.place[9], 41); // key bit 0: slot 6, bit 5
-        assert_eq!(order.place[14], 36); // key bit 5: slot 6, bit 0
-        assert_eq!(order.place[8], 47); // key bit 6: slot 7, bit 5
-        assert_eq!(order.place[16], 42); // key bit 11: slot 7, bit 0
+        let order = BitOrder::new(46, &key);
+        assert_eq!((order.own, order.slots), (5, 3));
+        assert_eq!(order.place[9], 35); // key bit 0: slot 5, bit 5
+        assert_eq!(order.place[14], 30); // key bit 5: slot 5, bit 0
+        assert_eq!(order.place[8], 41); // key bit 6: slot 6, bit 5
+        assert_eq!(order.place[16], 36); // key bit 11: slot 6, bit 0
+        assert_eq!(order.place[35], 47); // key bit 12: slot 7, bit 5
+        assert_eq!(order.place[38], 44); // key bit 15: slot 7, bit 2
         assert_eq!(order.place[0], 0);
-        assert_eq!(order.place[35], 24); // key bit 12, in no chunk: 11 moved below it
-        assert_eq!(order.place[38], 26); // key bit 15: 12 moved below it
+        assert_eq!(order.place[11], 6); // after 0..=5 (places 0..6); 6..=10 are key bits
+        assert_eq!(order.place[45], 29); // the last of the other 30
         let places: std::collections::BTreeSet<u8> = order.place[..46].iter().copied().collect();
         assert_eq!(places.len(), 46, "one place per diagonal");
-        assert!(places.iter().all(|&p| p < 48));
+        assert!(places.iter().all(|&p| p < 48 && !(42..44).contains(&p)));
         for d in 0..46 {
             assert_eq!(order.apply(1 << d), 1 << order.place[d], "diagonal {d}");
         }
