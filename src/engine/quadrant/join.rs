@@ -17,6 +17,8 @@
 //!   bits: 5 ORs at n = 16 (30 diagonals), 7 at n = 20, with no loop over bits. Building a
 //!   table costs one OR per entry (`table[v] = table[v without its lowest bit] |
 //!   slice[lowest bit]`), 5 × 64 × 4 words at n = 16, repaid after a few dozen west masks.
+//!   A sorted west list is kept with each chunk's value in a byte of its own (`spread`),
+//!   so the loop reads a table entry with a byte load instead of a shift and a mask.
 //!   Lists below [`MIN_SLICED`] are compared pair by pair.
 //! * **Keyed pieces.** Both lists are sorted by a few *key* diagonals, and each piece is
 //!   cut from the sorted east list so that its masks share key bits; a west mask that takes
@@ -266,6 +268,7 @@ impl Joiner {
             pieces: 1,
             chunks: bits.div_ceil(CHUNK) as usize,
             slots: 0,
+            spread: false,
         };
         let key = if arranged.naive {
             Key::default()
@@ -279,6 +282,8 @@ impl Joiner {
             (arranged.chunks, arranged.slots) = (o.own + o.slots, o.slots);
         }
         let buckets = 1usize << k;
+        // Sorted west masks are kept spread where their own chunks fit ([`spread`]).
+        arranged.spread = buckets > 1 && arranged.chunks - arranged.slots <= SPREAD_CHUNKS;
         let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key
@@ -304,7 +309,10 @@ impl Joiner {
             bucket_sort(
                 west,
                 |w| key_of(w.0),
-                |&(w, weight)| (apply(w), weight),
+                |&(w, weight)| {
+                    let w = apply(w);
+                    (if arranged.spread { spread(w) } else { w }, weight)
+                },
                 buckets,
                 &mut self.west,
                 &mut self.west_start,
@@ -406,13 +414,13 @@ impl Joiner {
                         let padded = v << pad;
                         for (j, table) in key_tables.iter().enumerate() {
                             let at = CHUNK as usize * (kc - 1 - j);
-                            let entry = &table[(padded >> at) & CHUNK_MASK as usize];
+                            let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
                             for (x, e) in base.iter_mut().zip(entry) {
                                 *x |= e;
                             }
                         }
                         stats.tested += (masks.len() * ws.len()) as u64;
-                        stats.pairs += count_west_any(own, tables, valid, ws, &base);
+                        stats.pairs += count_west_any(own, a.spread, tables, valid, ws, &base);
                     }
                     if v == 0 {
                         break;
@@ -455,6 +463,8 @@ struct Arranged {
     chunks: usize,
     /// Chunk slots of the moved key (0: the key did not move).
     slots: usize,
+    /// The sorted west masks are spread ([`spread`]).
+    spread: bool,
     /// Pieces of the join.
     pieces: u64,
 }
@@ -629,7 +639,7 @@ impl Piece {
     #[inline(always)]
     fn build(&mut self, east: &[u64], bits: u32, chunks: usize) {
         self.tables.clear();
-        self.tables.resize(chunks, [[0; LANES]; ENTRIES]);
+        self.tables.resize(chunks, [0; TABLE_WORDS]);
         self.valid.clear();
         self.valid.resize(LANES, 0);
         // Slices: bit j of slices[k * LANES + b] = bit k of mask 64 b + j.
@@ -648,9 +658,9 @@ impl Piece {
             for v in 1..ENTRIES {
                 let low = v.trailing_zeros() as usize; // the entry adds one slice
                 let k = c * CHUNK as usize + low;
-                let prev = table[v & (v - 1)];
-                for (b, entry) in table[v].iter_mut().enumerate() {
-                    *entry = prev[b] | self.slices[k * LANES + b];
+                let prev = *entry(table, v & (v - 1));
+                for (b, word) in table[LANES * v..LANES * v + LANES].iter_mut().enumerate() {
+                    *word = prev[b] | self.slices[k * LANES + b];
                 }
             }
         }
@@ -919,32 +929,64 @@ impl BitOrder {
     }
 }
 
-/// One chunk table of a piece: for each value of the chunk's 6 diagonal bits, the OR of the
-/// slices of its set bits, per block.
-type ChunkTable = [[u64; LANES]; ENTRIES];
+/// One chunk table of a piece: for each value v of the chunk's 6 diagonal bits, the OR of
+/// the slices of its set bits, per block, at words `LANES·v..LANES·v + LANES` ([`entry`]).
+/// The last LANES words are padding: a spread west mask's byte b (at most 255, see
+/// [`spread`]) reads words b..b + LANES, which the compiler then knows are in the table.
+type ChunkTable = [u64; TABLE_WORDS];
+/// Words of a [`ChunkTable`].
+const TABLE_WORDS: usize = ENTRIES * LANES + LANES;
 
-/// [`count_west`] for `chunks` chunk tables (1..=11: 64 bits / 6). A fixed chunk count lets
-/// the compiler unroll the chunk loop and drop its bounds checks (the value index is masked
-/// to 0..32 and the table array has exactly C entries): 25% of the join's time at n = 18.
-/// A match rather than a function pointer, so that each copy is inlined into the caller's
-/// instruction set ([`isa`]); it runs once per piece and west bucket.
+/// The entry of value `v` (below [`ENTRIES`]) of a chunk table.
+#[inline(always)]
+fn entry(table: &ChunkTable, v: usize) -> &[u64; LANES] {
+    table[LANES * v..LANES * v + LANES]
+        .try_into()
+        .expect("LANES words")
+}
+
+/// A west mask as the sorted joins keep it: byte c holds LANES times the value of chunk c
+/// (the word at which that value's entry starts in the chunk's table), so the west loop
+/// reads each chunk's entry with one byte load and an address, without the shift and mask
+/// per chunk that took about half its instructions ([`count_west`]). Worked
+/// example: diagonals 0, 7 and 13 set (chunk values 1, 2 and 2) become bytes 4, 8, 8:
+/// `0x08_08_04`. Holds the first [`SPREAD_CHUNKS`] chunks, all of a west mask's own chunks
+/// up to n = 31.
+#[inline(always)]
+fn spread(m: u64) -> u64 {
+    (0..SPREAD_CHUNKS).fold(0, |out, c| {
+        out | (((m >> (CHUNK as usize * c)) & CHUNK_MASK) * LANES as u64) << (8 * c)
+    })
+}
+
+/// Chunks a spread west mask holds: one byte each.
+const SPREAD_CHUNKS: usize = 8;
+
+/// [`count_west`] for `chunks` chunk tables (1..=11: 64 bits / 6), the west masks spread
+/// ([`spread`], at most 8 chunks) or not. A fixed chunk count lets the compiler unroll the
+/// chunk loop and drop its bounds checks (the value index is masked to 0..64 and the table
+/// array has exactly C entries): 25% of the join's time at n = 18. A match rather than a
+/// function pointer, so that each copy is inlined into the caller's instruction set
+/// ([`isa`]); it runs once per piece and west bucket.
 #[inline(always)]
 fn count_west_any(
     chunks: usize,
+    spread: bool,
     tables: &[ChunkTable],
     valid: &[u64; LANES],
     ws: &[(u64, u32)],
     base: &[u64; LANES],
 ) -> u64 {
     macro_rules! pick {
-        ($($c:literal)*) => {
-            match chunks {
-                $($c => count_west::<$c>(tables, valid, ws, base),)*
-                _ => unreachable!("masks have at most 64 bits: 11 chunks"),
+        ($($c:literal)*; $($s:literal)*) => {
+            match (chunks, spread) {
+                $(($c, false) => count_west::<$c, false>(tables, valid, ws, base),)*
+                $(($s, true) => count_west::<$s, true>(tables, valid, ws, base),)*
+                _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
             }
         };
     }
-    pick!(0 1 2 3 4 5 6 7 8 9 10 11)
+    pick!(0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8)
 }
 
 /// Σ over west masks w of weight(w) · (east masks of the piece that share no bit with w).
@@ -954,8 +996,11 @@ fn count_west_any(
 ///     clash[0..LANES] = base | OR over chunks c of table[c][(w >> 6c) & 63]
 ///     pairs += weight(w) · Σ_b popcount(valid[b] & !clash[b])
 /// ```
+///
+/// With `SPREAD` the west masks are [`spread`]: chunk c's entry starts at the word byte c
+/// gives, so there is no shift and mask per chunk (the compiler reads the bytes).
 #[inline(always)]
-fn count_west<const C: usize>(
+fn count_west<const C: usize, const SPREAD: bool>(
     tables: &[ChunkTable],
     valid: &[u64; LANES],
     ws: &[(u64, u32)],
@@ -967,7 +1012,12 @@ fn count_west<const C: usize>(
     for &(w, weight) in ws {
         let mut clash = *base;
         for (c, table) in tables.iter().enumerate() {
-            let entry = &table[((w >> (CHUNK as usize * c)) & CHUNK_MASK) as usize];
+            let entry: &[u64; LANES] = if SPREAD {
+                let at = usize::from((w >> (8 * c)) as u8);
+                table[at..at + LANES].try_into().expect("padded")
+            } else {
+                entry(table, ((w >> (CHUNK as usize * c)) & CHUNK_MASK) as usize)
+            };
             for (x, e) in clash.iter_mut().zip(entry) {
                 *x |= e;
             }
@@ -1141,6 +1191,19 @@ mod tests {
             );
             assert!(pieces > 100, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn spread_puts_each_chunk_entry_word_in_its_byte() {
+        // Diagonals 0, 7 and 13: chunk values 1, 2 and 2, entry words 4, 8 and 8.
+        assert_eq!(spread(1 | 1 << 7 | 1 << 13), 0x08_08_04);
+        // Every chunk value of all 8 chunks lands whole in its byte.
+        let m = (0..8u64).fold(0, |m, c| m | (63 - c) << (6 * c));
+        let s = spread(m);
+        for c in 0..8 {
+            assert_eq!((s >> (8 * c)) & 255, (63 - c) * LANES as u64, "chunk {c}");
+        }
+        assert_eq!(spread(u64::MAX >> 16), 0xFC_FC_FC_FC_FC_FC_FC_FC);
     }
 
     #[test]
