@@ -117,6 +117,9 @@ pub struct Joiner {
     moved_key_table: Vec<(u32, [u16; 256])>,
     /// The join [`Joiner::keep`] arranged (its sorted lists are in the buffers above).
     kept: Option<Arranged>,
+    /// A key to use instead of choosing one (tests of every key length and mask width).
+    #[cfg(test)]
+    forced_key: Option<Vec<u32>>,
 }
 
 impl Joiner {
@@ -268,18 +271,20 @@ impl Joiner {
             pieces: 1,
             chunks: bits.div_ceil(CHUNK) as usize,
             slots: 0,
+            moved: 0,
             spread: false,
         };
         let key = if arranged.naive {
             Key::default()
         } else {
-            key_bits(east, west, bits)
+            self.key_for(east, west, bits)
         };
         let k = key.bits.len();
         arranged.k = k;
-        let order = key.moved.then(|| BitOrder::new(bits, &key.bits));
+        let order = (key.moved > 0).then(|| BitOrder::new(bits, &key.bits[..key.moved]));
         if let Some(o) = &order {
             (arranged.chunks, arranged.slots) = (o.own + o.slots, o.slots);
+            arranged.moved = key.moved;
         }
         let buckets = 1usize << k;
         // Sorted west masks are kept spread where their own chunks fit ([`spread`]).
@@ -343,6 +348,15 @@ impl Joiner {
         arranged
     }
 
+    /// The key of a join ([`key_bits`]), or in tests the forced one.
+    fn key_for(&self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
+        #[cfg(test)]
+        if let Some(key) = &self.forced_key {
+            return Key::new(key.clone(), bits);
+        }
+        key_bits(east, west, bits)
+    }
+
     /// The pieces of an arranged join of `east` and `west` (the sorted copies in the
     /// joiner's buffers are used where `arrange` made them).
     #[inline(always)]
@@ -378,12 +392,13 @@ impl Joiner {
         };
         let key_of = |m: u64| keys_by_byte.key(m);
         let chunks = a.chunks;
-        // The moved key is in the last `kc` chunk tables (see `BitOrder`); each west mask of
-        // a bucket takes the same value in them, the bucket's. Padded at its low end to
-        // whole chunks, the bucket's key gives slot j's value at bits 6(kc - 1 - j)...
+        // The moved key bits are in the last `kc` chunk tables (see `BitOrder`); each west
+        // mask of a bucket takes the same value in them, the bucket's. The bucket's first
+        // `a.moved` key bits (the top of v), padded at their low end to whole chunks, give
+        // slot j's value at bits 6(kc - 1 - j)...
         let kc = a.slots;
         let own = chunks - kc;
-        let pad = CHUNK as usize * kc - a.k.min(CHUNK as usize * kc);
+        let pad = CHUNK as usize * kc - a.moved;
         let full = (1usize << a.k) - 1;
         let mut stats = JoinStats::default();
         let piece = &mut self.piece;
@@ -411,7 +426,7 @@ impl Joiner {
                     if !ws.is_empty() {
                         // Key slot j holds key bits 6j..6j+6, bits 6(kc-1-j).. of v << pad.
                         let mut base = [0u64; LANES];
-                        let padded = v << pad;
+                        let padded = (v >> (a.k - a.moved)) << pad;
                         for (j, table) in key_tables.iter().enumerate() {
                             let at = CHUNK as usize * (kc - 1 - j);
                             let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
@@ -463,6 +478,8 @@ struct Arranged {
     chunks: usize,
     /// Chunk slots of the moved key (0: the key did not move).
     slots: usize,
+    /// Key bits moved: the first `moved` of the `k` ([`moves`]).
+    moved: usize,
     /// The sorted west masks are spread ([`spread`]).
     spread: bool,
     /// Pieces of the join.
@@ -625,8 +642,8 @@ impl Sample {
 /// One piece of at most 256 east masks (64 × LANES), transposed, with its chunk tables.
 #[derive(Debug, Default)]
 struct Piece {
-    /// Chunk tables: `tables[c][v][b]` is the OR of the slices of the bits of value v of
-    /// chunk c, for block b.
+    /// Chunk tables: `tables[c][LANES·v + b]` is the OR of the slices of the bits of value
+    /// v of chunk c, for block b ([`ChunkTable`]).
     tables: Vec<ChunkTable>,
     /// Valid east masks of each block.
     valid: Vec<u64>,
@@ -705,14 +722,14 @@ fn bucket_sort<T: Copy>(
     }
 }
 
-/// A join's key: its diagonals, the most significant first, and whether they move.
+/// A join's key: its diagonals, the most significant first, and how many of them move.
 #[derive(Debug, Default)]
 struct Key {
     /// Key bit i is diagonal `bits[i]`.
     bits: Vec<u32>,
-    /// The key's diagonals move to the last chunk slots, key bits 6j..6j+6 to slot j of
-    /// them, whatever their diagonals ([`BitOrder`]).
-    moved: bool,
+    /// The first `moved` key bits move to the last chunk slots, key bits 6j..6j+6 to slot
+    /// j of them, whatever their diagonals ([`BitOrder`]).
+    moved: usize,
 }
 
 impl Key {
@@ -723,22 +740,26 @@ impl Key {
     }
 }
 
-/// Whether a key of k bits on masks of `bits` diagonals moves ([`BitOrder`]): where the
-/// other diagonals need fewer chunks than all of them (a west mask then costs that many
-/// table ORs, and its bucket's key chunks are ORed once per bucket) and the chunks fit 64
-/// places. Every west mask of a bucket has the bucket's key bits, so the key's chunks
-/// need no OR per mask: worked numbers, n = 24, 46 diagonals, a key of 16: 5 chunks of the
-/// other 30 and 3 key slots (6, 6 and 4 bits), 5 ORs per west mask instead of 8; n = 22, 42
-/// diagonals and keys of 12-14 bits, 5 instead of 7. At 62 diagonals (n = 32) and a key of
-/// 16 there is no room (8 + 3 chunks, 66 places).
-fn moves(bits: u32, k: usize) -> bool {
+/// How many of the k key bits on masks of `bits` diagonals move ([`BitOrder`]): the whole
+/// key where the other diagonals then need fewer chunks than all of them (a west mask
+/// costs that many table ORs, and its bucket's key chunks are ORed once per bucket) and
+/// the chunks fit 64 places; else its whole chunks of six, where those fit; else none.
+/// Every west mask of a bucket has the bucket's key bits, so the key's chunks need no OR
+/// per mask. Worked numbers: n = 24, 46 diagonals, a key of 16: 5 chunks of the other 30
+/// and 3 key slots (6, 6 and 4 bits), 5 ORs per west mask instead of 8; n = 22, 42
+/// diagonals and keys of 12-14 bits, 5 instead of 7; n = 31, 60 diagonals and a key of 16:
+/// the whole key would take 8 + 3 chunks (66 places), so its first 12 bits move (8 + 2
+/// chunks, 60 places: 8 ORs instead of 10); n = 32, 62 diagonals: 9 + 2 chunks, none.
+fn moves(bits: u32, k: usize) -> usize {
     if k < MOVE_FROM {
-        return false;
+        return 0;
     }
     let c = CHUNK as usize;
-    let own = (bits as usize - k).div_ceil(c);
-    let slots = k.div_ceil(c);
-    own < (bits as usize).div_ceil(c) && c * (own + slots) <= 64
+    let fits = |m: usize| {
+        let own = (bits as usize - m).div_ceil(c);
+        own < (bits as usize).div_ceil(c) && c * (own + m.div_ceil(c)) <= 64
+    };
+    [k, k / c * c].into_iter().find(|&m| fits(m)).unwrap_or(0)
 }
 
 /// Fewest key bits that move (see [`moves`]). Moving costs a table lookup per byte of
@@ -810,8 +831,8 @@ const GREEDY_FROM: usize = 1 << 17;
 /// prunes most summed over the nodes the first i bits made (each sampled node's east
 /// masks times its compatible west masks that take the diagonal), not the diagonal the
 /// whole lists take most often: diagonals are correlated (a queen on one up-diagonal makes
-/// its neighbours likelier), so the best second bit depends on the first. Its first 15
-/// bits still go into three whole chunks ([`BitOrder`]). Measured (AMD EPYC Zen 3, one
+/// its neighbours likelier), so the best second bit depends on the first. The key then
+/// moves to chunk slots of its own ([`moves`], [`BitOrder`]). Measured (AMD EPYC Zen 3, one
 /// thread): tested pairs -31% on shard 7411/20000 of n = 24 (34.0 s against 35.7 s, two
 /// runs each) and -36% on 15093/20000 (37.4 s against 45.9 s); `estimate 26` 3.3 and 3.4
 /// CPU-years against 3.1 and 3.1; same solutions unit by unit. The sample's cost (at most
@@ -950,8 +971,9 @@ fn entry(table: &ChunkTable, v: usize) -> &[u64; LANES] {
 /// reads each chunk's entry with one byte load and an address, without the shift and mask
 /// per chunk that took about half its instructions ([`count_west`]). Worked
 /// example: diagonals 0, 7 and 13 set (chunk values 1, 2 and 2) become bytes 4, 8, 8:
-/// `0x08_08_04`. Holds the first [`SPREAD_CHUNKS`] chunks, all of a west mask's own chunks
-/// up to n = 31.
+/// `0x08_08_04`. Holds the first [`SPREAD_CHUNKS`] chunks: joins whose own chunks are at
+/// most that many are spread, so every join whose key moved ([`moves`]; n <= 31) and the
+/// unmoved ones of at most 48 diagonals (n <= 25).
 #[inline(always)]
 fn spread(m: u64) -> u64 {
     (0..SPREAD_CHUNKS).fold(0, |out, c| {
@@ -962,7 +984,8 @@ fn spread(m: u64) -> u64 {
 /// Chunks a spread west mask holds: one byte each.
 const SPREAD_CHUNKS: usize = 8;
 
-/// [`count_west`] for `chunks` chunk tables (1..=11: 64 bits / 6), the west masks spread
+/// [`count_west`] for `chunks` chunk tables (0..=11: 64 bits / 6; 0 when every diagonal
+/// is a moved key bit), the west masks spread
 /// ([`spread`], at most 8 chunks) or not. A fixed chunk count lets the compiler unroll the
 /// chunk loop and drop its bounds checks (the value index is masked to 0..64 and the table
 /// array has exactly C entries): 25% of the join's time at n = 18. A match rather than a
@@ -1150,19 +1173,18 @@ mod tests {
 
     #[test]
     fn keys_of_whole_chunks_move_the_chunks_and_keep_the_count() {
-        // East lists of 70,000+ masks take keys of 10 bits or more; whole key chunks move
-        // only from GREEDY_FROM east masks: with a partial last chunk (46 and 33
-        // diagonals), with 10 chunks (60), and not at 62 diagonals (no room to move).
+        // East lists of 70,000 masks take keys of 11 bits, which do not move (MOVE_FROM);
+        // from GREEDY_FROM east masks the key is chosen level by level, has 12 bits and
+        // moves (`BitOrder`), but not at 62 diagonals (no room). Forced keys of every
+        // length are in `every_key_length_and_width_joins_as_the_pair_loop`.
         let mut joiner = Joiner::default();
-        for &(seed, ne, nw, bits, density) in &[
-            (31, 70_000, 400, 46, 25),
-            (32, 70_000, 300, 60, 20),
-            (33, 70_000, 300, 62, 20),
-            (34, 140_000, 200, 33, 30),
-            // From GREEDY_FROM east masks the key is chosen level by level and its chunks
-            // move bit by bit (`BitOrder`); not at 62 diagonals.
-            (35, 140_000, 150, 46, 25),
-            (36, 140_000, 100, 62, 20),
+        for &(seed, ne, nw, bits, density, moved) in &[
+            (31, 70_000, 400, 46, 25, false),
+            (32, 70_000, 300, 60, 20, false),
+            (33, 70_000, 300, 62, 20, false),
+            (34, 140_000, 200, 33, 30, true),
+            (35, 140_000, 150, 46, 25, true),
+            (36, 140_000, 100, 62, 20, false),
         ] {
             let east = masks(seed, ne, bits, density);
             let west: Vec<(u64, u32)> = masks(seed + 100, nw, bits, density)
@@ -1176,7 +1198,7 @@ mod tests {
                 "seed {seed}: key of {}",
                 key.bits.len()
             );
-            assert_eq!(key.moved, moves(bits, key.bits.len()), "seed {seed}");
+            assert_eq!(key.moved > 0, moved, "seed {seed}: {key:?}");
             let want = join_naive(&east, &west);
             assert_eq!(joiner.join(&east, &west, bits).pairs, want, "seed {seed}");
             let pieces = joiner.keep(&east, &west, bits);
@@ -1190,6 +1212,63 @@ mod tests {
                 "seed {seed}"
             );
             assert!(pieces > 100, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn moves_the_whole_key_or_its_whole_chunks_where_they_fit() {
+        assert_eq!(moves(46, 16), 16); // n = 24: 5 own chunks + 3 slots
+        assert_eq!(moves(42, 13), 13); // n = 22
+        assert_eq!(moves(46, 11), 0); // below MOVE_FROM
+        assert_eq!(moves(60, 12), 12); // 8 + 2 chunks
+        assert_eq!(moves(60, 16), 12); // 8 + 3 chunks do not fit: the first two chunks
+        assert_eq!(moves(56, 13), 12);
+        assert_eq!(moves(62, 16), 0); // 9 + 2 chunks: 66 places
+        assert_eq!(moves(14, 14), 14); // no own chunk left
+        assert_eq!(moves(48, 12), 12);
+    }
+
+    #[test]
+    fn every_key_length_and_width_joins_as_the_pair_loop() {
+        // Forced keys of 12-16 bits (moved whole, with a padded last slot, or in whole
+        // chunks only, or not at all) on masks of 12-62 diagonals, spread (up to 8 own
+        // chunks) or not, through `join` and `keep` / `join_kept`.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for &bits in &[12u32, 14, 24, 33, 46, 47, 48, 56, 58, 60, 62] {
+            for k in 12..=16usize.min(bits as usize) {
+                // k distinct diagonals in a scrambled order.
+                let mut key: Vec<u32> = (0..bits).collect();
+                for i in (1..key.len()).rev() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    key.swap(i, (x % (i as u64 + 1)) as usize);
+                }
+                key.truncate(k);
+                let seed = u64::from(bits) * 100 + k as u64;
+                let density = if bits <= 24 { 12 } else { 6 };
+                let east = masks(seed, 3_000, bits, density);
+                let west: Vec<(u64, u32)> = masks(seed + 1, 400, bits, density)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, w)| (w, [1, 2, 4][i % 3]))
+                    .collect();
+                let mut joiner = Joiner {
+                    forced_key: Some(key),
+                    ..Joiner::default()
+                };
+                let want = join_naive(&east, &west);
+                assert!(want > 0, "bits {bits}, k {k}: choose a lower density");
+                let got = joiner.join(&east, &west, bits);
+                assert_eq!(got.pairs, want, "bits {bits}, k {k}");
+                assert_eq!(got.pieces, got.pieces_run);
+                joiner.keep(&east, &west, bits);
+                let a = joiner.kept.expect("kept");
+                assert_eq!(a.moved, moves(bits, k), "bits {bits}, k {k}");
+                assert_eq!(a.spread, a.chunks - a.slots <= SPREAD_CHUNKS);
+                let kept = joiner.join_kept(&east, &west, Sample::ALL);
+                assert_eq!(kept.pairs, want, "kept: bits {bits}, k {k}");
+            }
         }
     }
 
