@@ -401,6 +401,10 @@ impl Joiner {
         let pad = CHUNK as usize * kc - a.moved;
         let full = (1usize << a.k) - 1;
         let mut stats = JoinStats::default();
+        #[cfg(target_arch = "x86_64")]
+        let avx512 = self.isa.runs_avx512_popcount();
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx512 = false;
         let piece = &mut self.piece;
         let mut index = 0u64;
         for &(lo, hi) in &self.ranges {
@@ -435,7 +439,8 @@ impl Joiner {
                             }
                         }
                         stats.tested += (masks.len() * ws.len()) as u64;
-                        stats.pairs += count_west_any(own, a.spread, tables, valid, ws, &base);
+                        stats.pairs +=
+                            count_west_any(own, a.spread, avx512, tables, valid, ws, &base);
                     }
                     if v == 0 {
                         break;
@@ -985,21 +990,46 @@ fn spread(m: u64) -> u64 {
 const SPREAD_CHUNKS: usize = 8;
 
 /// [`count_west`] for `chunks` chunk tables (0..=11: 64 bits / 6; 0 when every diagonal
-/// is a moved key bit), the west masks spread
-/// ([`spread`], at most 8 chunks) or not. A fixed chunk count lets the compiler unroll the
-/// chunk loop and drop its bounds checks (the value index is masked to 0..64 and the table
-/// array has exactly C entries): 25% of the join's time at n = 18. A match rather than a
-/// function pointer, so that each copy is inlined into the caller's instruction set
-/// ([`isa`]); it runs once per piece and west bucket.
+/// is a moved key bit), the west masks spread ([`spread`], at most 8 chunks) or not, with
+/// AVX-512 popcounts where `avx512` ([`Isa::runs_avx512_popcount`]). A fixed chunk count
+/// lets the compiler unroll the chunk loop and drop its bounds checks (the value index is
+/// masked to 0..64 and the table array has exactly C entries): 25% of the join's time at
+/// n = 18. A match rather than a function pointer, so that each copy is inlined into the
+/// caller's instruction set ([`isa`]); it runs once per piece and west bucket.
 #[inline(always)]
 fn count_west_any(
     chunks: usize,
     spread: bool,
+    avx512: bool,
     tables: &[ChunkTable],
     valid: &[u64; LANES],
     ws: &[(u64, u32)],
     base: &[u64; LANES],
 ) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if avx512 {
+        macro_rules! pick {
+            ($($c:literal)*; $($s:literal)*) => {
+                match (chunks, spread) {
+                    // SAFETY: `avx512` is Isa::runs_avx512_popcount(), true only where
+                    // is_x86_feature_detected! found every feature count_west_avx512 is
+                    // compiled with (isa::avx512_popcount_fn).
+                    $(($c, false) => {
+                        #[allow(unsafe_code)]
+                        unsafe { count_west_avx512::<$c, false>(tables, valid, ws, base) }
+                    })*
+                    $(($s, true) => {
+                        #[allow(unsafe_code)]
+                        unsafe { count_west_avx512::<$s, true>(tables, valid, ws, base) }
+                    })*
+                    _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
+                }
+            };
+        }
+        return pick!(0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx512; // no AVX-512 copy elsewhere
     macro_rules! pick {
         ($($c:literal)*; $($s:literal)*) => {
             match (chunks, spread) {
@@ -1019,9 +1049,6 @@ fn count_west_any(
 ///     clash[0..LANES] = base | OR over chunks c of table[c][(w >> 6c) & 63]
 ///     pairs += weight(w) · Σ_b popcount(valid[b] & !clash[b])
 /// ```
-///
-/// With `SPREAD` the west masks are [`spread`]: chunk c's entry starts at the word byte c
-/// gives, so there is no shift and mask per chunk (the compiler reads the bytes).
 #[inline(always)]
 fn count_west<const C: usize, const SPREAD: bool>(
     tables: &[ChunkTable],
@@ -1033,23 +1060,82 @@ fn count_west<const C: usize, const SPREAD: bool>(
     // Per-lane sums, added up once at the end: no horizontal sum per west mask.
     let mut pairs = [0u64; LANES];
     for &(w, weight) in ws {
-        let mut clash = *base;
-        for (c, table) in tables.iter().enumerate() {
-            let entry: &[u64; LANES] = if SPREAD {
-                let at = usize::from((w >> (8 * c)) as u8);
-                table[at..at + LANES].try_into().expect("padded")
-            } else {
-                entry(table, ((w >> (CHUNK as usize * c)) & CHUNK_MASK) as usize)
-            };
-            for (x, e) in clash.iter_mut().zip(entry) {
-                *x |= e;
-            }
-        }
+        let clash = clash::<C, SPREAD>(tables, w, base);
         for ((p, x), v) in pairs.iter_mut().zip(&clash).zip(valid) {
             *p += u64::from(weight) * u64::from((v & !x).count_ones());
         }
     }
     pairs.iter().sum()
+}
+
+isa::avx512_popcount_fn! {
+    /// [`count_west`] with the popcounts of a west mask's 256 pairs in one AVX-512
+    /// `vpopcntq` (on 256-bit registers, AVX-512VL) instead of AVX2's nibble tables: about
+    /// six instructions fewer per west mask. Measured (Intel Xeon model 167, 1 thread,
+    /// alternating): shard 7411/20000 of n = 24 14.00 / 13.95 -> 12.07 / 12.31 s (-13%),
+    /// same solutions and tested pairs. Written with intrinsics rather than by compiling
+    /// the join for AVX-512: with those features LLVM turned the loop's table lookups into
+    /// gathers, and the join ran 40% slower.
+    fn count_west_avx512<const C: usize, const SPREAD: bool>(
+        tables: &[ChunkTable],
+        valid: &[u64; LANES],
+        ws: &[(u64, u32)],
+        base: &[u64; LANES],
+    ) -> u64 {
+        use std::arch::x86_64::{
+            _mm256_add_epi64, _mm256_andnot_si256, _mm256_extract_epi64, _mm256_mul_epu32,
+            _mm256_popcnt_epi64, _mm256_set1_epi64x, _mm256_set_epi64x, _mm256_setzero_si256,
+        };
+        let tables: &[ChunkTable; C] = tables.try_into().expect("one table per chunk");
+        // Four words as one 256-bit register (the compiler keeps them there).
+        let lanes = |x: &[u64; LANES]| {
+            let [a, b, c, d] = x.map(|w| w as i64);
+            _mm256_set_epi64x(d, c, b, a)
+        };
+        let valid = lanes(valid);
+        let mut pairs = _mm256_setzero_si256();
+        for &(w, weight) in ws {
+            let clash = lanes(&clash::<C, SPREAD>(tables, w, base));
+            let free = _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid));
+            let weight = _mm256_set1_epi64x(i64::from(weight));
+            // Each lane's count is below 2^7 and a weight below 2^32: the low 32 bits
+            // multiply exactly.
+            pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
+        }
+        [
+            _mm256_extract_epi64::<0>(pairs),
+            _mm256_extract_epi64::<1>(pairs),
+            _mm256_extract_epi64::<2>(pairs),
+            _mm256_extract_epi64::<3>(pairs),
+        ]
+        .iter()
+        .map(|&p| p as u64)
+        .sum()
+    }
+}
+
+/// The east masks of the piece that clash with west mask `w`, per block: `base` ORed with
+/// each chunk's table entry for w's value in that chunk (with `SPREAD`, w is [`spread`]:
+/// chunk c's entry starts at the word byte c gives, so no shift and mask per chunk).
+#[inline(always)]
+fn clash<const C: usize, const SPREAD: bool>(
+    tables: &[ChunkTable; C],
+    w: u64,
+    base: &[u64; LANES],
+) -> [u64; LANES] {
+    let mut clash = *base;
+    for (c, table) in tables.iter().enumerate() {
+        let entry: &[u64; LANES] = if SPREAD {
+            let at = usize::from((w >> (8 * c)) as u8);
+            table[at..at + LANES].try_into().expect("padded")
+        } else {
+            entry(table, ((w >> (CHUNK as usize * c)) & CHUNK_MASK) as usize)
+        };
+        for (x, e) in clash.iter_mut().zip(entry) {
+            *x |= e;
+        }
+    }
+    clash
 }
 
 /// Transposes a 64×64 bit matrix in place: afterwards bit j of `m[k]` is what bit k of
@@ -1268,6 +1354,42 @@ mod tests {
                 assert_eq!(a.spread, a.chunks - a.slots <= SPREAD_CHUNKS);
                 let kept = joiner.join_kept(&east, &west, Sample::ALL);
                 assert_eq!(kept.pairs, want, "kept: bits {bits}, k {k}");
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx512_west_loop_counts_as_the_avx2_one() {
+        if !Isa::X86_64V3.runs_avx512_popcount() {
+            eprintln!("skipped: this CPU has no AVX-512 VPOPCNTDQ (the loop never runs here)");
+            return;
+        }
+        for chunks in 0..=11usize {
+            let bits = (6 * chunks as u32).min(62);
+            let east = masks(chunks as u64 + 7, 200, bits, 10);
+            let west: Vec<(u64, u32)> = masks(chunks as u64 + 70, 500, bits, 10)
+                .into_iter()
+                .enumerate()
+                .map(|(i, w)| (w, [1, 2, 4, 8][i % 4]))
+                .collect();
+            let mut piece = Piece::default();
+            piece.build(&east, bits, chunks);
+            let valid: &[u64; LANES] = piece.valid[..LANES].try_into().unwrap();
+            let base = [0x0F0F, 0, 1 << 63, 0];
+            for spread_it in [false, true] {
+                if spread_it && chunks > SPREAD_CHUNKS {
+                    continue;
+                }
+                let ws: Vec<(u64, u32)> = west
+                    .iter()
+                    .map(|&(w, x)| (if spread_it { spread(w) } else { w }, x))
+                    .collect();
+                let args = (chunks, spread_it, &piece.tables[..], valid, &ws[..], &base);
+                let avx2 = count_west_any(args.0, args.1, false, args.2, args.3, args.4, args.5);
+                let avx512 = count_west_any(args.0, args.1, true, args.2, args.3, args.4, args.5);
+                assert_eq!(avx512, avx2, "{chunks} chunks, spread {spread_it}");
+                assert!(avx2 > 0, "{chunks} chunks: choose a lower density");
             }
         }
     }
