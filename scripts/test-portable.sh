@@ -7,20 +7,21 @@
 # time and once with NQUEENS_KERNEL=baseline (which the program, not the library, reads):
 # every count up to n = 16 (quadrant from 12, backtracking below) and to n = 14 by
 # backtracking alone, and that bench names the code that ran. Also checks that `unsafe` is
-# still allowed in exactly the three audited places.
+# still allowed in exactly the four audited places.
 # x86-64 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# `unsafe` is allowed (or expected) in exactly three places, and there are exactly three
-# unsafe blocks: the calls of the v3 twins (src/engine/isa.rs explains them).
+# `unsafe` is allowed (or expected) in exactly four places, and there are exactly four
+# unsafe blocks: the calls of the three v3 twins and of the join's AVX-512 popcount loop
+# (src/engine/isa.rs explains them).
 code_lines() { # matching lines of Rust code, comments left out (grep's "none" is not an error)
     { grep -rnE "$1" src tests benches || true; } | { grep -v '^[^:]*:[0-9]*: *//' || true; }
 }
 allowed=$(code_lines '(allow|expect)\([^)]*unsafe_code' | wc -l)
 blocks=$(code_lines '\bunsafe *\{' | wc -l)
-if [ "$allowed" -ne 3 ] || [ "$blocks" -ne 3 ]; then
-    echo "FAILED: expected 3 allow(unsafe_code) and 3 unsafe blocks (the v3 calls), found:" >&2
+if [ "$allowed" -ne 4 ] || [ "$blocks" -ne 4 ]; then
+    echo "FAILED: expected 4 allow(unsafe_code) and 4 unsafe blocks (the v3 and AVX-512 calls), found:" >&2
     grep -rnE '(allow|expect)\([^)]*unsafe_code|\bunsafe *\{' src tests benches >&2 || true
     exit 1
 fi
@@ -36,6 +37,11 @@ bin=target/portable/release/nqueens
 v3=yes
 for flag in avx2 bmi1 bmi2 abm popcnt; do # abm: how Linux names LZCNT, on Intel and AMD
     grep -qw "$flag" /proc/cpuinfo || v3=no
+done
+# The join's AVX-512 popcount loop (Isa::runs_avx512_popcount), as Linux names its features.
+avx512=yes
+for flag in avx512f avx512vl avx512_vpopcntdq; do
+    grep -qw "$flag" /proc/cpuinfo || avx512=no
 done
 
 # Runs a command quietly, showing its output only if it fails.
@@ -66,6 +72,8 @@ for kernel in auto baseline; do
     line=$(echo "$report" | grep '^code ' || true)
     if [ $kernel = baseline ]; then
         want="baseline (NQUEENS_KERNEL=baseline)"
+    elif [ $v3 = yes ] && [ $avx512 = yes ]; then
+        want="x86-64-v3 (chosen at run time), AVX-512 popcounts in the join"
     elif [ $v3 = yes ]; then
         want="x86-64-v3 (chosen at run time)"
     else

@@ -1008,25 +1008,11 @@ fn count_west_any(
 ) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if avx512 {
-        macro_rules! pick {
-            ($($c:literal)*; $($s:literal)*) => {
-                match (chunks, spread) {
-                    // SAFETY: `avx512` is Isa::runs_avx512_popcount(), true only where
-                    // is_x86_feature_detected! found every feature count_west_avx512 is
-                    // compiled with (isa::avx512_popcount_fn).
-                    $(($c, false) => {
-                        #[allow(unsafe_code)]
-                        unsafe { count_west_avx512::<$c, false>(tables, valid, ws, base) }
-                    })*
-                    $(($s, true) => {
-                        #[allow(unsafe_code)]
-                        unsafe { count_west_avx512::<$s, true>(tables, valid, ws, base) }
-                    })*
-                    _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
-                }
-            };
-        }
-        return pick!(0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8);
+        // SAFETY: `avx512` is Isa::runs_avx512_popcount(), true only where
+        // is_x86_feature_detected! found every feature count_west_avx512_any is compiled
+        // with (isa::avx512_popcount_fn).
+        #[allow(unsafe_code)]
+        return unsafe { count_west_avx512_any(chunks, spread, tables, valid, ws, base) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = avx512; // no AVX-512 copy elsewhere
@@ -1066,6 +1052,30 @@ fn count_west<const C: usize, const SPREAD: bool>(
         }
     }
     pairs.iter().sum()
+}
+
+isa::avx512_popcount_fn! {
+    /// [`count_west_any`]'s AVX-512 half: the same choice of copy, each compiled with the
+    /// AVX-512 features (a call between functions of the same features needs no `unsafe`).
+    fn count_west_avx512_any(
+        chunks: usize,
+        spread: bool,
+        tables: &[ChunkTable],
+        valid: &[u64; LANES],
+        ws: &[(u64, u32)],
+        base: &[u64; LANES],
+    ) -> u64 {
+        macro_rules! pick {
+            ($($c:literal)*; $($s:literal)*) => {
+                match (chunks, spread) {
+                    $(($c, false) => count_west_avx512::<$c, false>(tables, valid, ws, base),)*
+                    $(($s, true) => count_west_avx512::<$s, true>(tables, valid, ws, base),)*
+                    _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
+                }
+            };
+        }
+        pick!(0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8)
+    }
 }
 
 isa::avx512_popcount_fn! {
