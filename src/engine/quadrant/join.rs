@@ -989,6 +989,21 @@ fn spread(m: u64) -> u64 {
 /// Chunks a spread west mask holds: one byte each.
 const SPREAD_CHUNKS: usize = 8;
 
+/// Calls `$f::<C, SPREAD>$args` for the `$chunks` and `$spread` given: 0..=11 chunks (64
+/// bits / 6), spread masks up to [`SPREAD_CHUNKS`].
+macro_rules! pick_west_loop {
+    ($f:ident, $chunks:expr, $spread:expr, $args:tt) => {
+        pick_west_loop!(@ $f, $chunks, $spread, $args; 0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8)
+    };
+    (@ $f:ident, $chunks:expr, $spread:expr, $args:tt; $($c:literal)*; $($s:literal)*) => {
+        match ($chunks, $spread) {
+            $(($c, false) => $f::<$c, false> $args,)*
+            $(($s, true) => $f::<$s, true> $args,)*
+            _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
+        }
+    };
+}
+
 /// [`count_west`] for `chunks` chunk tables (0..=11: 64 bits / 6; 0 when every diagonal
 /// is a moved key bit), the west masks spread ([`spread`], at most 8 chunks) or not, with
 /// AVX-512 popcounts where `avx512` ([`Isa::runs_avx512_popcount`]). A fixed chunk count
@@ -1016,16 +1031,7 @@ fn count_west_any(
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = avx512; // no AVX-512 copy elsewhere
-    macro_rules! pick {
-        ($($c:literal)*; $($s:literal)*) => {
-            match (chunks, spread) {
-                $(($c, false) => count_west::<$c, false>(tables, valid, ws, base),)*
-                $(($s, true) => count_west::<$s, true>(tables, valid, ws, base),)*
-                _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
-            }
-        };
-    }
-    pick!(0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8)
+    pick_west_loop!(count_west, chunks, spread, (tables, valid, ws, base))
 }
 
 /// Σ over west masks w of weight(w) · (east masks of the piece that share no bit with w).
@@ -1065,16 +1071,7 @@ isa::avx512_popcount_fn! {
         ws: &[(u64, u32)],
         base: &[u64; LANES],
     ) -> u64 {
-        macro_rules! pick {
-            ($($c:literal)*; $($s:literal)*) => {
-                match (chunks, spread) {
-                    $(($c, false) => count_west_avx512::<$c, false>(tables, valid, ws, base),)*
-                    $(($s, true) => count_west_avx512::<$s, true>(tables, valid, ws, base),)*
-                    _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
-                }
-            };
-        }
-        pick!(0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8)
+        pick_west_loop!(count_west_avx512, chunks, spread, (tables, valid, ws, base))
     }
 }
 
