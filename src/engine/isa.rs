@@ -133,8 +133,9 @@ impl Isa {
 
     /// What the hot loops run with when `self` is asked for, and how that came about:
     /// "x86-64-v3 (chosen at run time)" (and ", AVX-512 popcounts in the join" where the
-    /// join's west loop counts with them, [`Isa::runs_avx512_popcount`]), or for a baseline the caller chose where v3 was
-    /// possible, "baseline (`how`)" (e.g. the environment variable the caller read).
+    /// join's west loop counts with them, [`Isa::runs_avx512_popcount`]), or for a baseline
+    /// the caller chose where v3 was possible, "baseline (`how`)" (e.g. the environment
+    /// variable the caller read).
     pub fn describe(self, how: &str) -> String {
         let isa = self.effective();
         let how = if BUILT_V3 {

@@ -269,8 +269,6 @@ impl Joiner {
             naive: east.len() < MIN_SLICED || west.is_empty(),
             sorted: false,
             pieces: 1,
-            chunks: bits.div_ceil(CHUNK) as usize,
-            slots: 0,
             moved: 0,
             spread: false,
         };
@@ -282,13 +280,10 @@ impl Joiner {
         let k = key.bits.len();
         arranged.k = k;
         let order = (key.moved > 0).then(|| BitOrder::new(bits, &key.bits[..key.moved]));
-        if let Some(o) = &order {
-            (arranged.chunks, arranged.slots) = (o.own + o.slots, o.slots);
-            arranged.moved = key.moved;
-        }
+        arranged.moved = key.moved;
         let buckets = 1usize << k;
         // Sorted west masks are kept spread where their own chunks fit ([`spread`]).
-        arranged.spread = buckets > 1 && arranged.chunks - arranged.slots <= SPREAD_CHUNKS;
+        arranged.spread = buckets > 1 && chunk_split(bits, key.moved).0 <= SPREAD_CHUNKS;
         let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key
@@ -391,13 +386,12 @@ impl Joiner {
             parts: &self.moved_key_table,
         };
         let key_of = |m: u64| keys_by_byte.key(m);
-        let chunks = a.chunks;
+        let (own, kc) = chunk_split(a.bits, a.moved);
+        let chunks = own + kc;
         // The moved key bits are in the last `kc` chunk tables (see `BitOrder`); each west
         // mask of a bucket takes the same value in them, the bucket's. The bucket's first
         // `a.moved` key bits (the top of v), padded at their low end to whole chunks, give
         // slot j's value at bits 6(kc - 1 - j)...
-        let kc = a.slots;
-        let own = chunks - kc;
         let pad = CHUNK as usize * kc - a.moved;
         let full = (1usize << a.k) - 1;
         let mut stats = JoinStats::default();
@@ -478,12 +472,8 @@ struct Arranged {
     naive: bool,
     /// The lists were sorted into the joiner's buffers.
     sorted: bool,
-    /// Chunk tables of a piece: `bits / 6` rounded up, or, once the key moved, the chunks
-    /// of the other diagonals and then the key's `slots` ([`BitOrder`]).
-    chunks: usize,
-    /// Chunk slots of the moved key (0: the key did not move).
-    slots: usize,
-    /// Key bits moved: the first `moved` of the `k` ([`moves`]).
+    /// Key bits moved: the first `moved` of the `k` ([`moves`]); the chunk tables of a
+    /// piece follow from it ([`chunk_split`]).
     moved: usize,
     /// The sorted west masks are spread ([`spread`]).
     spread: bool,
@@ -495,10 +485,11 @@ impl Arranged {
     /// Bit positions the masks use: `bits`, or six per chunk once the key moved (the last
     /// chunk of the other diagonals and of the key may be partial and keep six places).
     fn span(&self) -> u32 {
-        if self.slots == 0 {
+        if self.moved == 0 {
             self.bits
         } else {
-            CHUNK * self.chunks as u32
+            let (own, slots) = chunk_split(self.bits, self.moved);
+            CHUNK * (own + slots) as u32
         }
     }
 }
@@ -761,10 +752,18 @@ fn moves(bits: u32, k: usize) -> usize {
     }
     let c = CHUNK as usize;
     let fits = |m: usize| {
-        let own = (bits as usize - m).div_ceil(c);
-        own < (bits as usize).div_ceil(c) && c * (own + m.div_ceil(c)) <= 64
+        let (own, slots) = chunk_split(bits, m);
+        own < chunk_split(bits, 0).0 && c * (own + slots) <= 64
     };
     [k, k / c * c].into_iter().find(|&m| fits(m)).unwrap_or(0)
+}
+
+/// The chunk tables of a piece whose masks have `bits` diagonals, the first `moved` key
+/// bits of them moved ([`BitOrder`]): (chunks of the other diagonals, chunk slots of the
+/// moved key bits). Worked numbers: (46, 16) -> (5, 3); (46, 0) -> (8, 0).
+fn chunk_split(bits: u32, moved: usize) -> (usize, usize) {
+    let c = CHUNK as usize;
+    ((bits as usize - moved).div_ceil(c), moved.div_ceil(c))
 }
 
 /// Fewest key bits that move (see [`moves`]). Moving costs a table lookup per byte of
@@ -899,16 +898,12 @@ fn greedy_key(east: &[u64], west: &[(u64, u32)], bits: u32, want: u32) -> Vec<u3
 struct BitOrder {
     place: [u8; 64],
     tables: Vec<(u32, [u64; 256])>,
-    /// Chunks of the diagonals that are not key bits, and of the key.
-    own: usize,
-    slots: usize,
 }
 
 impl BitOrder {
     fn new(bits: u32, key: &[u32]) -> BitOrder {
         let moved = key.len();
-        let own = (bits as usize - moved).div_ceil(CHUNK as usize);
-        let slots = moved.div_ceil(CHUNK as usize);
+        let (own, slots) = chunk_split(bits, moved);
         assert!(
             CHUNK as usize * (own + slots) <= 64,
             "moved key past 64 bits"
@@ -939,12 +934,7 @@ impl BitOrder {
                 (byte, t)
             })
             .collect();
-        BitOrder {
-            place,
-            tables,
-            own,
-            slots,
-        }
+        BitOrder { place, tables }
     }
 
     #[inline(always)]
@@ -1358,7 +1348,7 @@ mod tests {
                 joiner.keep(&east, &west, bits);
                 let a = joiner.kept.expect("kept");
                 assert_eq!(a.moved, moves(bits, k), "bits {bits}, k {k}");
-                assert_eq!(a.spread, a.chunks - a.slots <= SPREAD_CHUNKS);
+                assert_eq!(a.spread, chunk_split(bits, a.moved).0 <= SPREAD_CHUNKS);
                 let kept = joiner.join_kept(&east, &west, Sample::ALL);
                 assert_eq!(kept.pairs, want, "kept: bits {bits}, k {k}");
             }
@@ -1421,7 +1411,8 @@ mod tests {
         // other 30 diagonals fill bits 0..30, in order.
         let key = [9, 12, 13, 10, 15, 14, 8, 7, 17, 18, 36, 16, 35, 19, 6, 38];
         let order = BitOrder::new(46, &key);
-        assert_eq!((order.own, order.slots), (5, 3));
+        assert_eq!(chunk_split(46, key.len()), (5, 3));
+        assert_eq!(chunk_split(46, 0), (8, 0));
         assert_eq!(order.place[9], 35); // key bit 0: slot 5, bit 5
         assert_eq!(order.place[14], 30); // key bit 5: slot 5, bit 0
         assert_eq!(order.place[8], 41); // key bit 6: slot 6, bit 5
