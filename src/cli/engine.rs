@@ -248,8 +248,23 @@ impl EngineArgs {
                 Engine::Quadrant
             }
         };
-        let lists = if engine == Engine::Quadrant { lists } else { 0 };
         let table = table.filter(|_| engine == Engine::Quadrant);
+        // From n = 26 a set's lists can pass the 1 GiB a thread starts from: they are then
+        // joined in parts (`quadrant::Frame::parts`), which costs time (fewer key bits, the
+        // halves made again). Each thread may take up to half of what the table leaves,
+        // shared out, so that a machine with memory to spare joins whole lists or fewer
+        // parts; the other half is for the unit plan and its records (2.6 GB at n = 28).
+        let per_thread = if engine == Engine::Quadrant {
+            let room = limit.saturating_sub(table.unwrap_or(0)) / 2 / threads.max(1) as u64;
+            let whole = Engine::Quadrant.whole_list_bytes(n);
+            room.clamp(
+                lists / threads.max(1) as u64,
+                whole.max(lists / threads.max(1) as u64),
+            )
+        } else {
+            0
+        };
+        let lists = per_thread.saturating_mul(threads as u64);
         // What is left bounds the unit plan and the bookkeeping of its units, which grow
         // like n^5 (backtracking): a plan past it is refused while it is being made (see
         // `plan`), before anything else is allocated.
@@ -263,6 +278,7 @@ impl EngineArgs {
             source,
             config: Config {
                 table_limit: table.unwrap_or(0),
+                list_budget: per_thread.max(quadrant::LIST_BUDGET),
                 ..super::kernel::config()
             },
         })
@@ -323,6 +339,36 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("its unit plan passed 8,192 units"), "{e}");
+    }
+
+    #[test]
+    fn list_budgets_grow_with_the_memory_allowed_from_n_26() {
+        let with = |mem: u64, n: u32, threads: usize| {
+            EngineArgs {
+                engine: EngineChoice::Auto,
+                max_memory: Some(mem),
+            }
+            .resolve(n, threads)
+            .unwrap()
+        };
+        // n = 28: half of 8 GiB shared by 2 threads; 64 GiB on one thread holds whole sets.
+        let small = with(8 << 30, 28, 2);
+        assert_eq!(small.config.list_budget, 2 << 30);
+        assert_eq!(small.list_bytes, 4 << 30);
+        let roomy = with(64 << 30, 28, 1);
+        assert_eq!(
+            roomy.config.list_budget,
+            Engine::Quadrant.whole_list_bytes(28)
+        );
+        // Too little memory for more than the 1 GiB a thread starts from: that, still.
+        assert_eq!(
+            with(3 << 30, 28, 2).config.list_budget,
+            quadrant::LIST_BUDGET
+        );
+        // Below n = 26 no set comes near the budget: the lists' estimate, as before.
+        let n24 = with(64 << 30, 24, 2);
+        assert_eq!(n24.list_bytes, 2 * Engine::Quadrant.list_bytes(24));
+        assert_eq!(n24.config.list_budget, quadrant::LIST_BUDGET);
     }
 
     #[test]

@@ -167,6 +167,72 @@ struct Report {
     table_used: bool,
     /// Wall time of the estimate itself, seconds.
     elapsed_seconds: f64,
+    /// Where the time goes (quadrant engine only; null for backtracking).
+    breakdown: Option<Breakdown>,
+}
+
+/// Where a quadrant count's time goes, projected from the sample like its CPU time (each
+/// figure by the same estimator, `(X / K) · Σ_j c_j / x_j`).
+#[derive(Serialize, Debug)]
+struct Breakdown {
+    /// CPU seconds of the half-board pattern searches.
+    halves_seconds: f64,
+    /// CPU seconds of the joins' fixed part: key choice, sort and layout.
+    sort_seconds: f64,
+    /// CPU seconds of the joins' pair tests.
+    join_seconds: f64,
+    /// (east, west) pattern pairs the joins test.
+    pairs_tested: f64,
+    /// Solutions (weighted by symmetry, as the count adds them): an estimate of the total.
+    solutions: f64,
+    /// 95% interval of `solutions` (sampling only).
+    solutions_low: f64,
+    /// See `solutions_low`.
+    solutions_high: f64,
+    /// Sets E counted.
+    sets: f64,
+    /// Mean east and west patterns of a set (lists before any cut into parts).
+    east_per_set: f64,
+    /// See `east_per_set`.
+    west_per_set: f64,
+    /// Pairs tested per solution.
+    pairs_per_solution: f64,
+    /// CPU nanoseconds per solution: the CPU time over the known total, or over the
+    /// estimated one where none is known.
+    cpu_ns_per_solution: f64,
+}
+
+impl Breakdown {
+    fn of(n: u32, timed: &[Timed], total_x: f64, cpu: f64) -> Breakdown {
+        let k = timed.len() as f64;
+        // Projected total and 95% half-width of figure `i` (see [`Work::figures`]).
+        let project = |i: usize| {
+            let r: Vec<f64> = timed.iter().map(|t| t.work.figures()[i] / t.x).collect();
+            let mean = r.iter().sum::<f64>() / k;
+            let var = r.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1.0);
+            (
+                total_x * mean,
+                t_quantile(timed.len() - 1) * total_x * (var / k).sqrt(),
+            )
+        };
+        let [halves, sort, join, tested, (solutions, half), sets, east, west] =
+            std::array::from_fn(project);
+        let known = crate::known::lookup(n).map(|k| k.total as f64);
+        Breakdown {
+            halves_seconds: halves.0,
+            sort_seconds: sort.0,
+            join_seconds: join.0,
+            pairs_tested: tested.0,
+            solutions,
+            solutions_low: (solutions - half).max(0.0),
+            solutions_high: solutions + half,
+            sets: sets.0,
+            east_per_set: east.0 / sets.0,
+            west_per_set: west.0 / sets.0,
+            pairs_per_solution: tested.0 / solutions,
+            cpu_ns_per_solution: cpu * 1e9 / known.unwrap_or(solutions),
+        }
+    }
 }
 
 /// One timed unit.
@@ -175,6 +241,57 @@ struct Timed {
     x: f64,
     /// Its estimated time, seconds of one thread.
     secs: f64,
+    /// Where that time went, and what it found (quadrant units; zero for others).
+    work: Work,
+}
+
+/// What a sampled quadrant unit (or set) did, scaled to the whole unit like its time: the
+/// seconds of its three phases, the pairs its join tested, the solutions it found (weighted
+/// by symmetry, as the count adds them), its sets and their list sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Work {
+    halves: f64,
+    sort: f64,
+    join: f64,
+    tested: f64,
+    solutions: f64,
+    sets: f64,
+    east: f64,
+    west: f64,
+}
+
+impl Work {
+    fn secs(&self) -> f64 {
+        self.halves + self.sort + self.join
+    }
+
+    /// Every figure times `k` (`time` only the seconds).
+    fn scaled(self, k: f64, time: f64) -> Work {
+        Work {
+            halves: self.halves * k * time,
+            sort: self.sort * k * time,
+            join: self.join * k * time,
+            tested: self.tested * k,
+            solutions: self.solutions * k,
+            sets: self.sets * k,
+            east: self.east * k,
+            west: self.west * k,
+        }
+    }
+
+    /// The figures as a list, for the estimator (in field order).
+    fn figures(&self) -> [f64; 8] {
+        [
+            self.halves,
+            self.sort,
+            self.join,
+            self.tested,
+            self.solutions,
+            self.sets,
+            self.east,
+            self.west,
+        ]
+    }
 }
 
 /// Runs `estimate`.
@@ -211,6 +328,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     let clock = Instant::now();
     let table = table_used.then(|| QuadrantTable::build(a.n / 2));
     fixed += clock.elapsed().as_secs_f64();
+    let lists = resolved.config.list_budget;
     let frames = if engine == Engine::Quadrant {
         quadrant::Frame::all(a.n)
     } else {
@@ -235,24 +353,33 @@ pub fn run(a: &EstimateArgs) -> Outcome {
                 .map_init(
                     || {
                         let mut scratch = Scratch::new(resolved.config.isa);
-                        warm_up(a.n, &plan, &costs, &frames, table.as_ref(), &mut scratch);
+                        warm_up(
+                            a.n,
+                            &plan,
+                            &costs,
+                            &frames,
+                            table.as_ref(),
+                            lists,
+                            &mut scratch,
+                        );
                         scratch
                     },
                     |scratch, (j, &i)| {
                         let unit = &plan.units()[i];
                         let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
-                        let secs = time_unit(
+                        let (secs, work) = time_unit(
                             a.n,
                             unit,
                             &frames,
                             table.as_ref(),
-                            a.budget,
+                            (lists, a.budget),
                             &mut rng,
                             scratch,
                         );
                         Timed {
                             x: costs[i] as f64,
                             secs,
+                            work,
                         }
                     },
                 )
@@ -268,6 +395,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     let cpu = total_x * mean + fixed;
     let half = t_quantile(timed.len() - 1) * total_x * (var / k).sqrt();
     let (p50, p99, max) = unit_quantiles(&timed);
+    let breakdown = (engine == Engine::Quadrant).then(|| Breakdown::of(a.n, &timed, total_x, cpu));
     let report = Report {
         n: a.n,
         engine,
@@ -288,6 +416,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
         table_bytes: resolved.table_bytes,
         table_used,
         elapsed_seconds: start.elapsed().as_secs_f64(),
+        breakdown,
     };
     print(&report, a.json)?;
     Ok(std::process::ExitCode::SUCCESS)
@@ -347,6 +476,29 @@ fn print(r: &Report, json: bool) -> anyhow::Result<()> {
         "memory    peak {} (this process), table {table}",
         bytes(r.peak_bytes)
     )?;
+    if let Some(b) = &r.breakdown {
+        let phases = b.halves_seconds + b.sort_seconds + b.join_seconds;
+        let pct = |x: f64| 100.0 * x / phases;
+        writeln!(
+            out,
+            "time goes to half patterns {:.0}%, sort and layout {:.0}%, pair tests {:.0}%; {:.3} ns of CPU a solution",
+            pct(b.halves_seconds),
+            pct(b.sort_seconds),
+            pct(b.join_seconds),
+            b.cpu_ns_per_solution
+        )?;
+        writeln!(
+            out,
+            "work      {:.1} pairs tested a solution; {:.3e} sets of {:.3e} east and {:.3e} west patterns (mean); solutions {:.3e} (95%: {:.3e} .. {:.3e})",
+            b.pairs_per_solution,
+            b.sets,
+            b.east_per_set,
+            b.west_per_set,
+            b.solutions,
+            b.solutions_low,
+            b.solutions_high
+        )?;
+    }
     Ok(())
 }
 
@@ -372,16 +524,17 @@ fn draw(costs: &[u64], k: u32, seed: u64) -> Vec<usize> {
         .collect()
 }
 
-/// Estimated time of one unit, seconds of one thread (see the module doc).
+/// Estimated time of one unit, seconds of one thread (see the module doc), and where it went;
+/// its sets are cut into parts of at most `lists` bytes, its joins timed within `budget`.
 fn time_unit(
     n: u32,
     unit: &Unit,
     frames: &[quadrant::Frame],
     table: Option<&QuadrantTable>,
-    budget: f64,
+    (lists, budget): (u64, f64),
     rng: &mut Rng,
     scratch: &mut Scratch,
-) -> f64 {
+) -> (f64, Work) {
     let UnitKind::Quadrant { frame, prefix } = unit.kind else {
         let t = Instant::now();
         // A backtracking unit runs whole, with the instruction set the environment asks for.
@@ -391,7 +544,7 @@ fn time_unit(
             &super::kernel::config(),
             &crate::engine::NEVER,
         );
-        return t.elapsed().as_secs_f64();
+        return (t.elapsed().as_secs_f64(), Work::default());
     };
     let f = &frames[frame as usize];
     let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
@@ -411,18 +564,28 @@ fn time_unit(
         })
         .or(sets.last())
         .expect("a unit has a counted set");
-    let secs = time_set(f, e, table, budget, rng, scratch);
-    let scaled = total / y * secs;
+    let parts = f.parts_with(&proxy, e, lists);
+    let work = time_set(f, e, table, parts, budget, rng, scratch).scaled(total / y, 1.0);
+    let scaled = work.secs();
     if scaled >= WHOLE_BELOW {
-        return scaled;
+        return (scaled, work);
     }
     // A short unit is timed whole instead, its sets in order as a count runs them: a set
-    // of a few microseconds timed alone measures mostly the clock and the cache.
+    // of a few microseconds timed alone measures mostly the clock and the cache. Its
+    // phases keep the sampled set's shares; its pairs and solutions are the unit's own.
     let clock = Instant::now();
+    let mut done = quadrant::SetResult::default();
     for &(e, _) in &sets {
-        f.count_set(e, table, scratch);
+        done.merge(&f.count_set(e, table, scratch));
     }
-    clock.elapsed().as_secs_f64()
+    let secs = clock.elapsed().as_secs_f64();
+    let work = Work {
+        tested: done.tested as f64,
+        solutions: done.solutions as f64,
+        sets: sets.len() as f64,
+        ..work.scaled(1.0, secs / scaled.max(f64::MIN_POSITIVE))
+    };
+    (secs, work)
 }
 
 /// Units projected shorter than this (seconds) are timed whole (see [`time_unit`]).
@@ -437,6 +600,7 @@ fn warm_up(
     costs: &[u64],
     frames: &[quadrant::Frame],
     table: Option<&QuadrantTable>,
+    lists: u64,
     scratch: &mut Scratch,
 ) {
     let smallest = plan
@@ -460,7 +624,7 @@ fn warm_up(
             // Its first part pair and a sixty-fourth of that join: enough to grow the
             // buffers and warm the code. (The whole set was counted here before; the
             // smallest set of n = 28 still joins for minutes, on every worker.)
-            let (east, west) = f.parts(e);
+            let (east, west) = f.parts_with(&proxy, e, lists);
             let first = |of| Part { index: 0, of };
             f.prepare_part(e, table, scratch, first(east), first(west), true);
             f.join_prepared(
@@ -474,19 +638,20 @@ fn warm_up(
     }
 }
 
-/// Estimated time of one set: its halves whole, its join on a share of its pieces.
+/// Estimated time of one set: its halves whole, its join on a share of its pieces (and
+/// what the set did, scaled the same way).
 fn time_set(
     f: &quadrant::Frame,
     e: u32,
     table: Option<&QuadrantTable>,
+    (east_parts, west_parts): (u32, u32),
     budget: f64,
     rng: &mut Rng,
     scratch: &mut Scratch,
-) -> f64 {
+) -> Work {
     // A set too large for memory is counted in parts (`Frame::parts`): time one (east part,
     // west part) pair drawn at random and scale by the number of pairs (unbiased; it counts
     // the east part's making once per west part, a few percent of a set at most).
-    let (east_parts, west_parts) = f.parts(e);
     let part = |of: u32, rng: &mut Rng| Part {
         index: rng.below(u64::from(of)) as u32,
         of,
@@ -496,6 +661,7 @@ fn time_set(
     let clock = Instant::now();
     f.prepare_part(e, table, scratch, east, west, true);
     let halves = clock.elapsed().as_secs_f64();
+    let (east_len, west_len) = scratch.list_lens();
     // The join's fixed part (its key, sort and layout) runs once and is timed as it is;
     // its pieces are then timed apart, on the kept sorted lists. (Timing each sample as a
     // whole join and subtracting a separately timed sort, as this did before, made every
@@ -504,6 +670,25 @@ fn time_set(
     let clock = Instant::now();
     let pieces = f.keep_prepared(scratch).max(1);
     let fixed = clock.elapsed().as_secs_f64();
+    // The set's figures from its join's `t` seconds and stats `j` on `run` of its pieces,
+    // all scaled to the whole set (a part pair stands for `scale` of them; the set counts
+    // once).
+    let work = |t: f64, j: &quadrant::join::JoinStats, run: f64| {
+        let share = pieces as f64 / run.max(1.0);
+        Work {
+            halves,
+            sort: fixed,
+            join: t * share,
+            tested: j.tested as f64 * share,
+            solutions: j.pairs as f64 * share,
+            sets: 1.0 / scale,
+            // A part pair holds one east part and one west part: the whole set's lists
+            // are `east_parts` and `west_parts` of them.
+            east: east_len as f64 / f64::from(west_parts),
+            west: west_len as f64 / f64::from(east_parts),
+        }
+        .scaled(scale, 1.0)
+    };
     let timed = |scratch: &mut Scratch, sample: Sample| {
         let clock = Instant::now();
         let j = f.join_kept(scratch, sample);
@@ -527,20 +712,19 @@ fn time_set(
         run *= 4;
     };
     if jp.pieces_run >= pieces {
-        return scale * (halves + fixed + pilot); // the pilot ran the whole join
+        return work(pilot, &jp, pieces as f64); // the pilot ran the whole join
     }
     let whole = pilot / jp.pieces_run.max(1) as f64 * pieces as f64;
     if whole <= budget {
-        let (t, _) = timed(scratch, Sample::ALL);
-        return scale * (halves + fixed + t);
+        let (t, j) = timed(scratch, Sample::ALL);
+        return work(t, &j, pieces as f64);
     }
     // At most one piece in `pieces`, so that one always runs: a stride past the number of
     // pieces would often pick none and count the join as nothing.
     let stride = ((whole / budget).ceil() as u64).clamp(1, pieces);
     let offset = rng.below(stride);
     let (t, js) = timed(scratch, Sample { stride, offset });
-    let run = js.pieces_run.max(1) as f64;
-    scale * (halves + fixed + t * pieces as f64 / run)
+    work(t, &js, js.pieces_run as f64)
 }
 
 /// Seconds a pilot of a sampled join lasts at least (see [`time_set`]).
@@ -632,11 +816,20 @@ mod tests {
     fn weighted_quantiles_describe_the_plan_not_the_sample() {
         // Two small units (x = 1, 1 s) stand for many more units than the big one (x = 100).
         let timed = [
-            Timed { x: 1.0, secs: 1.0 },
-            Timed { x: 1.0, secs: 1.0 },
+            Timed {
+                x: 1.0,
+                secs: 1.0,
+                work: Work::default(),
+            },
+            Timed {
+                x: 1.0,
+                secs: 1.0,
+                work: Work::default(),
+            },
             Timed {
                 x: 100.0,
                 secs: 100.0,
+                work: Work::default(),
             },
         ];
         let (p50, _, max) = unit_quantiles(&timed);

@@ -247,6 +247,12 @@ impl Engine {
     /// whose lists would pass it is counted in parts (a sample of one whole n = 28 set on 2
     /// threads once passed 17 GB).
     pub fn list_bytes(self, n: u32) -> u64 {
+        self.whole_list_bytes(n).min(quadrant::LIST_BUDGET)
+    }
+
+    /// [`Engine::list_bytes`] without the cut into parts: what one thread's lists take
+    /// when every set is joined whole (n = 26: about 2.6 GB; n = 28: about 20 GB).
+    pub fn whole_list_bytes(self, n: u32) -> u64 {
         if self == Engine::Backtrack {
             return 0;
         }
@@ -255,7 +261,7 @@ impl Engine {
         } else {
             51_000.0 * 2.75f64.powi(n as i32 - 20)
         };
-        ((3.0 * 24.0 * mean) as u64).min(quadrant::LIST_BUDGET)
+        (3.0 * 24.0 * mean) as u64
     }
 
     /// Whether building this engine's table for n pays for itself in a run of about

@@ -69,6 +69,10 @@ pub struct Config {
     /// The instruction set of the hot loops (see [`isa`]). Default [`Isa::best`]; a value
     /// this CPU cannot run falls back to the baseline ([`Isa::effective`]).
     pub isa: Isa,
+    /// Bytes of pattern lists one quadrant set may hold at once, per thread; a set whose
+    /// lists would pass it is counted in parts (same counts; from n = 26). Default
+    /// [`quadrant::LIST_BUDGET`].
+    pub list_budget: u64,
 }
 
 impl Default for Config {
@@ -76,6 +80,7 @@ impl Default for Config {
         Config {
             table_limit: quadrant::DEFAULT_TABLE_LIMIT,
             isa: Isa::best(),
+            list_budget: quadrant::LIST_BUDGET,
         }
     }
 }

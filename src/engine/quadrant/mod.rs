@@ -102,6 +102,9 @@ pub struct Frame {
     east: u64,
     /// How sets E are weighted.
     rule: Rule,
+    /// Diagonals (absolute up, down) no queen may take besides the pre-placed ones' own:
+    /// the empty long diagonals of [`Frame::all_long`]'s frames; none in the plan's frames.
+    avoid: (u64, u64),
 }
 
 /// The symmetry rule of a frame (see the module doc).
@@ -169,7 +172,67 @@ impl Frame {
             west,
             east,
             rule,
+            avoid: (0, 0),
         }
+    }
+
+    /// The frames of an even board by its long-diagonal queens, an alternative to
+    /// [`Rule::Even`] kept for its measurement (`long_frames_sampled` in the tests): each long
+    /// diagonal holds at most one queen, so a solution has one of n(n - 2) + 2n + 1
+    /// placements of those queens (none, main only, anti only, both); the 8 symmetries
+    /// permute them, so one per orbit is counted with the orbit's size as weight, the
+    /// empty placement with the centre frame's mirror classes. Exact (the tests count
+    /// n = 4..18 with it), but slower: at n = 20, 22 and 24 it tests 24%, 14% and 44% more
+    /// pairs per solution and takes 2.5-3x the time (many more, much smaller sets: 1.4e7
+    /// instead of 3.5e5 at n = 22), so the plan does not use it.
+    #[cfg(test)]
+    pub fn all_long(n: u32) -> Vec<Frame> {
+        let n = n as usize;
+        let m = n - 1;
+        let long = 1u64 << m; // up-diagonal n-1 (anti), down-diagonal n-1 (main)
+        let mut frames = Vec::new();
+        // Configurations: main queen at (i, i) or none, anti queen at (j, m - j) or none.
+        let mut configs: Vec<Vec<(usize, usize)>> = vec![vec![]];
+        for i in 0..n {
+            configs.push(vec![(i, i)]);
+            configs.push(vec![(i, m - i)]);
+            for j in 0..n {
+                if i != j && i != m - j {
+                    configs.push(vec![(i, i), (j, m - j)]);
+                }
+            }
+        }
+        for pre in configs {
+            let key = |t: &Transform| {
+                let mut v: Vec<(usize, usize)> = pre.iter().map(|&q| t.apply(n, q)).collect();
+                v.sort_unstable();
+                v
+            };
+            let mut me = pre.clone();
+            me.sort_unstable();
+            let mut images: Vec<Vec<(usize, usize)>> = Transform::ALL.iter().map(key).collect();
+            if images.iter().any(|im| *im < me) {
+                continue;
+            }
+            images.sort_unstable();
+            images.dedup();
+            let on_main = pre.iter().any(|&(r, c)| r == c);
+            let on_anti = pre.iter().any(|&(r, c)| r + c == m);
+            let avoid = (
+                if on_anti { 0 } else { long },
+                if on_main { 0 } else { long },
+            );
+            let qs: Vec<(u8, u8)> = pre.iter().map(|&(r, c)| (r as u8, c as u8)).collect();
+            let rule = if pre.is_empty() {
+                Rule::Centre
+            } else {
+                Rule::Orbit(images.len() as u8)
+            };
+            let mut f = Frame::new(n, qs, rule);
+            f.avoid = avoid;
+            frames.push(f);
+        }
+        frames
     }
 
     /// Rows to fill (the bits of a set E index this list).
@@ -203,7 +266,7 @@ impl Frame {
     /// Diagonals of the pre-placed queens (absolute numbering: up r + c, down
     /// c - r + n - 1; below 2n - 1 <= 63).
     fn pre_diagonals(&self) -> (u64, u64) {
-        self.pre.iter().fold((0, 0), |(u, d), &(r, c)| {
+        self.pre.iter().fold(self.avoid, |(u, d), &(r, c)| {
             let (r, c) = (r as usize, c as usize);
             (u | 1u64 << (r + c), d | 1u64 << (c + self.n - 1 - r))
         })
@@ -338,24 +401,23 @@ impl Frame {
     /// n <= 25, one part each (no set's estimate reaches the budget); n = 26, up to 3 west
     /// parts; n = 28, up to about 25 west and 4 east parts (estimated on 3,000 sets).
     pub fn parts(&self, e: u32) -> (u32, u32) {
-        self.parts_with(&units::Proxy::new(self), e)
+        self.parts_with(&units::Proxy::new(self), e, LIST_BUDGET)
     }
 
-    /// [`Frame::parts`] with this frame's estimate factors already made.
-    pub fn parts_with(&self, proxy: &units::Proxy, e: u32) -> (u32, u32) {
+    /// [`Frame::parts`] with this frame's estimate factors already made, for lists of at
+    /// most `budget` bytes (at least [`LIST_BUDGET`]: a smaller one is taken as it).
+    pub fn parts_with(&self, proxy: &units::Proxy, e: u32, budget: u64) -> (u32, u32) {
+        let budget = budget.max(LIST_BUDGET);
         // Below n = 22 no set can need cutting (n = 21: 10! west patterns of 40 bytes are
         // 145 MB): skip the estimate, which would cost 1-3% of a set at n = 16-18.
         let [most_west, most_east] = proxy.most();
-        let budget = LIST_BUDGET as f64;
+        let budget = budget as f64;
         if most_west * WEST_BYTES <= budget && most_east * EAST_BYTES <= budget {
             return (1, 1);
         }
         let [west, east] = proxy.halves(self, e);
-        let part = |patterns: f64, bytes: f64| {
-            ((patterns * bytes) / LIST_BUDGET as f64)
-                .ceil()
-                .clamp(1.0, MAX_PARTS)
-        };
+        let part =
+            |patterns: f64, bytes: f64| ((patterns * bytes) / budget).ceil().clamp(1.0, MAX_PARTS);
         // Integer results of the IEEE basic operations only (deterministic everywhere);
         // clamped, so the casts cannot overflow.
         (part(east, EAST_BYTES) as u32, part(west, WEST_BYTES) as u32)
@@ -549,6 +611,12 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// Patterns of the east and west lists [`Frame::prepare_part`] left (`nqueens
+    /// estimate` reports the list sizes).
+    pub fn list_lens(&self) -> (usize, usize) {
+        (self.east.len(), self.west.len())
+    }
+
     /// Empty buffers for a worker whose join and table lookups run with `isa`.
     pub fn new(isa: Isa) -> Scratch {
         Scratch {
@@ -611,18 +679,20 @@ pub fn sets(m: u32, k: u32) -> impl Iterator<Item = u32> {
 /// Counts the sets E of one unit: those of `frame` whose first `p` rows are `prefix`
 /// (see [`units`]); None if `stop` was raised first (a unit of n = 26 takes minutes: the
 /// flag is read between sets and inside each join).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_unit(
     frame: &Frame,
     proxy: &units::Proxy,
     p: u32,
     prefix: u32,
     table: Option<&QuadrantTable>,
+    list_budget: u64,
     scratch: &mut Scratch,
     stop: &AtomicBool,
 ) -> Option<SetResult> {
     let mut res = SetResult::default();
     for e in frame.sets_with_prefix(p, prefix) {
-        let parts = frame.parts_with(proxy, e);
+        let parts = frame.parts_with(proxy, e, list_budget);
         res.merge(&frame.count_set_in_parts(e, table, parts, scratch, stop)?);
     }
     Some(res)
@@ -644,6 +714,8 @@ pub struct Context {
     pub proxies: Vec<units::Proxy>,
     /// The quadrant table, or None where the quadrants are searched instead.
     pub table: Option<QuadrantTable>,
+    /// Bytes of lists a set may hold per thread ([`Config::list_budget`]).
+    pub list_budget: u64,
 }
 
 /// Bytes of pattern lists one set E may hold at once (east and west lists with the join's
@@ -687,10 +759,9 @@ pub(crate) fn context_until(n: u32, config: &Config, stop: &AtomicBool) -> Optio
     static CACHE: Mutex<Option<Arc<Context>>> = Mutex::new(None);
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     let with_table = uses_table(n, config);
-    if let Some(c) = cache
-        .as_ref()
-        .filter(|c| c.n == n && c.table.is_some() == with_table)
-    {
+    if let Some(c) = cache.as_ref().filter(|c| {
+        c.n == n && c.table.is_some() == with_table && c.list_budget == config.list_budget
+    }) {
         return Some(Arc::clone(c));
     }
     *cache = None; // free the old table before building the new one
@@ -710,6 +781,7 @@ pub(crate) fn context_until(n: u32, config: &Config, stop: &AtomicBool) -> Optio
         prefix_rows,
         proxies,
         table,
+        list_budget: config.list_budget,
     });
     *cache = Some(Arc::clone(&c));
     Some(c)
@@ -730,6 +802,7 @@ impl Context {
             self.prefix_rows[frame as usize],
             prefix,
             self.table.as_ref(),
+            self.list_budget,
             scratch,
             stop,
         )
@@ -754,6 +827,149 @@ pub fn count_total(n: u32, table: Option<&QuadrantTable>, isa: Isa) -> u128 {
 mod tests {
     use super::*;
     use crate::engine::known;
+
+    fn profile(
+        frames: &[Frame],
+        n: u32,
+        table: Option<&QuadrantTable>,
+    ) -> (u128, SetResult, f64, usize) {
+        let mut scratch = Scratch::new(Isa::best());
+        let mut total = 0u128;
+        let mut all = SetResult::default();
+        let mut sets_counted = 0;
+        let t = std::time::Instant::now();
+        for f in frames {
+            for e in sets(f.rows.len() as u32, f.east_queens()) {
+                if f.weight(e).0 == 0 {
+                    continue;
+                }
+                sets_counted += 1;
+                let r = f.count_set(e, table, &mut scratch);
+                total += u128::from(r.solutions);
+                all.merge(&r);
+            }
+        }
+        let _ = n;
+        (total, all, t.elapsed().as_secs_f64(), sets_counted)
+    }
+
+    #[test]
+    #[ignore]
+    fn per_solution_profile() {
+        for n in 13u32..=19 {
+            let table = QuadrantTable::build(n / 2);
+            let q = known::lookup(n).unwrap().total as f64;
+            let r = profile(&Frame::all(n), n, Some(&table));
+            println!("n={n} sets {} tested/sol {:.2} patterns/sol {:.4} placements/sol {:.3} ns/sol {:.2} mean pairs/set {:.0}",
+                r.3, r.1.tested as f64 / q, r.1.patterns as f64 / q, r.1.placements as f64 / q, r.2 * 1e9 / q, r.1.tested as f64 / r.3 as f64);
+        }
+    }
+
+    /// Sampled total tested pairs, solutions and seconds of a scheme's frames.
+    fn sampled(
+        frames: &[Frame],
+        samples: usize,
+        table: Option<&QuadrantTable>,
+        seed: u64,
+    ) -> (f64, f64, f64, f64, f64) {
+        let mut scratch = Scratch::new(Isa::best());
+        let counted: Vec<Vec<u32>> = frames
+            .iter()
+            .map(|f| {
+                sets(f.rows.len() as u32, f.east_queens())
+                    .filter(|&e| f.weight(e).0 > 0)
+                    .collect()
+            })
+            .collect();
+        let total_sets: usize = counted.iter().map(|v| v.len()).sum();
+        let (mut tested, mut sols, mut secs, mut pats) = (0.0, 0.0, 0.0, 0.0);
+        let mut x = seed;
+        for (fi, f) in frames.iter().enumerate() {
+            let c = &counted[fi];
+            if c.is_empty() {
+                continue;
+            }
+            let k = ((samples as f64 * c.len() as f64 / total_sets as f64).ceil() as usize).max(1);
+            let (mut t, mut so, mut se, mut pa) = (0.0, 0.0, 0.0, 0.0);
+            for _ in 0..k {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let e = c[(x >> 33) as usize % c.len()];
+                let clock = std::time::Instant::now();
+                let r = f.count_set(e, table, &mut scratch);
+                se += clock.elapsed().as_secs_f64();
+                t += r.tested as f64;
+                so += r.solutions as f64;
+                pa += r.patterns as f64;
+            }
+            let scale = c.len() as f64 / k as f64;
+            tested += t * scale;
+            sols += so * scale;
+            secs += se * scale;
+            pats += pa * scale;
+        }
+        (tested, sols, secs, pats, total_sets as f64)
+    }
+
+    #[test]
+    #[ignore]
+    fn long_frames_sampled() {
+        let n: u32 = std::env::var("EXP_N").unwrap().parse().unwrap();
+        let k: usize = std::env::var("EXP_K").unwrap().parse().unwrap();
+        let q = known::lookup(n).unwrap().total as f64;
+        for (name, frames) in [("old", Frame::all(n)), ("long", Frame::all_long(n))] {
+            let r = sampled(&frames, k, None, 7);
+            println!("n={n} {name}: sets {:.3e} sols/Q {:.3} tested/sol {:.1} patterns/sol {:.4} ns/sol {:.2} frames {}",
+                r.4, r.1 / q, r.0 / q, r.3 / q, r.2 * 1e9 / q, frames.len());
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn symmetry_factor() {
+        for n in 14u32..=20 {
+            let table = QuadrantTable::build(n / 2);
+            let mut scratch = Scratch::default();
+            let (mut w, mut u, mut t, mut hit_w1, mut tested_w1) = (0u64, 0u64, 0u64, 0u64, 0u64);
+            let _ = (&mut hit_w1, &mut tested_w1);
+            for f in Frame::all(n) {
+                for e in sets(f.rows.len() as u32, f.east_queens()) {
+                    if f.weight(e).0 == 0 {
+                        continue;
+                    }
+                    f.prepare_set(e, Some(&table), &mut scratch);
+                    if scratch.east.is_empty() {
+                        continue;
+                    }
+                    let j = f.join_prepared(&mut scratch, join::Sample::ALL);
+                    w += j.pairs;
+                    t += j.tested;
+                    for x in scratch.west.iter_mut() {
+                        x.1 = 1;
+                    }
+                    u += f.join_prepared(&mut scratch, join::Sample::ALL).pairs;
+                }
+            }
+            let q = known::lookup(n).unwrap().total;
+            println!("n={n} weighted {w} (Q {q}) unweighted {u} factor {:.3} tested/found {:.2} tested/sol {:.2}", w as f64 / u as f64, t as f64 / u as f64, t as f64 / q as f64);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn long_frames_experiment() {
+        for n in [4u32, 6, 8, 10, 12, 14, 16, 18] {
+            let table = QuadrantTable::build(n / 2);
+            let want = known::lookup(n).unwrap().total;
+            let old = profile(&Frame::all(n), n, Some(&table));
+            let new_frames = Frame::all_long(n);
+            let new = profile(&new_frames, n, Some(&table));
+            println!("n={n} want {want} old {} new {} | frames {} | sets {} vs {} | tested {} vs {} ({:.2}) | patterns {} vs {} | time {:.3} vs {:.3}",
+                old.0, new.0, new_frames.len(), old.3, new.3, old.1.tested, new.1.tested,
+                new.1.tested as f64 / old.1.tested.max(1) as f64, old.1.patterns, new.1.patterns, old.2, new.2);
+        }
+    }
 
     #[test]
     fn gosper_lists_every_set_once() {
@@ -848,6 +1064,12 @@ mod tests {
         let e = sets(28, 14).nth(20_000_000).unwrap();
         let (east, west) = f.parts(e);
         assert!(west > 1 && east >= 1, "n = 28: {east} x {west} parts");
+        // A larger budget cuts the same set into fewer parts; a smaller one is taken as
+        // the 1 GiB every thread may hold.
+        let proxy = units::Proxy::new(f);
+        let (e8, w8) = f.parts_with(&proxy, e, 8 << 30);
+        assert!(e8 * w8 < east * west, "8 GiB: {e8} x {w8} parts");
+        assert_eq!(f.parts_with(&proxy, e, 1 << 20), (east, west));
     }
 
     #[test]
