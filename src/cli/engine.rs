@@ -401,6 +401,50 @@ mod tests {
     }
 
     #[test]
+    fn ranks_of_one_node_split_its_free_memory_but_not_max_memory() {
+        let auto = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: None,
+        };
+        let (alone, source) = auto.budget(1);
+        let (third, shared) = auto.budget(3);
+        if source == Source::AddressSpace {
+            return; // ulimit -v sets both
+        }
+        // Free memory moves a little between the two reads.
+        let ratio = 3.0 * third as f64 / alone as f64;
+        assert!((0.9..1.1).contains(&ratio), "{third} x 3 against {alone}");
+        assert_eq!(shared, Source::Available { shared_by: 3 });
+        assert!(shared
+            .to_string()
+            .contains("split between the 3 MPI ranks of this node"));
+        assert!(!source.to_string().contains("split"));
+        let given = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(1 << 30),
+        };
+        assert_eq!(given.budget(3), (1 << 30, Source::MaxMemory));
+    }
+
+    #[test]
+    fn a_fixed_engine_keeps_room_for_a_plan_of_known_size_before_its_table() {
+        let n = 14;
+        let table = Engine::Quadrant.table_bytes(n).unwrap();
+        let lists = Engine::Quadrant.list_bytes(n);
+        let limit = table + lists + 1000;
+        let fit = |plan_bytes| {
+            EnginePlan::fit(Engine::Quadrant, n, 1, limit, Source::MaxMemory, plan_bytes).unwrap()
+        };
+        assert_eq!(fit(0).table_bytes, table);
+        assert_eq!(fit(1000).table_bytes, table);
+        let without = fit(1001);
+        assert_eq!((without.table_bytes, without.config.table_limit), (0, 0));
+        assert_eq!(without.plan_budget, limit - lists);
+        // The lists must fit: no table stands in for them.
+        assert!(EnginePlan::fit(Engine::Quadrant, n, 1, lists - 1, Source::MaxMemory, 0).is_err());
+    }
+
+    #[test]
     fn a_small_shard_leaves_the_big_table_out_and_keeps_its_memory() {
         let roomy = EngineArgs {
             engine: EngineChoice::Auto,

@@ -119,8 +119,9 @@ fn lead(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome {
     );
     let run = session
         .on_done(|u, r| progress.done(u, r))
-        .run_mpi(world, &crew)?;
-    progress.finish();
+        .run_mpi(world, &crew);
+    progress.finish(); // before any message, even a failed run's
+    let run = run?;
     if run.interrupted {
         return Ok(session::interrupted(&run));
     }
@@ -138,7 +139,11 @@ fn lead(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome {
 
 /// Rank 0's session: its engine from its own options and its share of the node's memory,
 /// the plan within that memory, the checkpoint. None if a stop signal came first.
-fn open(m: &MpiCount, o: &CountOptions, shared_by: u32) -> anyhow::Result<Option<Session<'static>>> {
+fn open(
+    m: &MpiCount,
+    o: &CountOptions,
+    shared_by: u32,
+) -> anyhow::Result<Option<Session<'static>>> {
     let chosen = m.engine.resolve_shared(m.n, o.threads, shared_by)?;
     let Some(plan) = chosen.plan(m.n, session::stop_flag())? else {
         return Ok(None);
@@ -148,6 +153,9 @@ fn open(m: &MpiCount, o: &CountOptions, shared_by: u32) -> anyhow::Result<Option
 
 /// A computing rank: rank 0's plan, built and checked, then its units.
 fn follow(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome {
+    let rank = world.rank();
+    // This rank's message names it: several ranks may say theirs.
+    let mpi_error = |e: MpiError| mpi_error(e).context(format!("rank {rank}"));
     dist::hello(world);
     let shared_by = dist::node_ranks(world);
     let offer = match dist::opening(world).map_err(mpi_error)? {
@@ -155,7 +163,6 @@ fn follow(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome
         // Rank 0 says why; this rank did nothing wrong.
         Opening::Cancel => return Ok(ExitCode::SUCCESS),
     };
-    let rank = world.rank();
     let built = build(&offer, m, o.threads, shared_by, rank);
     let shown = built
         .as_ref()
@@ -166,14 +173,19 @@ fn follow(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome
         built,
     ) {
         (Answer::Go, Ok((plan, chosen))) => {
-            dist::work(world, &plan, &chosen.config, session::stop_flag(), o.threads)
-                .map_err(mpi_error)?;
+            dist::work(
+                world,
+                &plan,
+                &chosen.config,
+                session::stop_flag(),
+                o.threads,
+            )
+            .map_err(mpi_error)?;
             Ok(ExitCode::SUCCESS)
         }
-        (Answer::Refused(reason), _) => usage!(
-            "rank {rank} refuses {}: {reason}",
-            dist::describe(&offer)
-        ),
+        (Answer::Refused(reason), _) => {
+            usage!("rank {rank} refuses {}: {reason}", dist::describe(&offer))
+        }
         // Another rank refused: rank 0 says which.
         _ => Ok(ExitCode::SUCCESS),
     }

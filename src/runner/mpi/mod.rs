@@ -230,10 +230,13 @@ pub fn offer(world: &SimpleCommunicator, plan: &UnitPlan) -> Result<Crew, MpiErr
     let mut refused = Vec::new();
     for rank in 1..world.size() {
         match wire::receive(world, Some(rank)).map_err(MpiError::Protocol)? {
-            (_, Msg::Accept {
-                threads,
-                table_bytes,
-            }) => {
+            (
+                _,
+                Msg::Accept {
+                    threads,
+                    table_bytes,
+                },
+            ) => {
                 let threads = usize::try_from(threads)
                     .ok()
                     .filter(|t| (1..=MAX_THREADS).contains(t))
@@ -318,9 +321,8 @@ pub fn answer(
     built: Result<(&UnitPlan, u64), String>,
     threads: usize,
 ) -> Result<Answer, MpiError> {
-    let verdict = built.and_then(|(plan, table_bytes)| {
-        check_plan(offer, plan).map(|()| table_bytes)
-    });
+    let verdict =
+        built.and_then(|(plan, table_bytes)| check_plan(offer, plan).map(|()| table_bytes));
     let msg = match &verdict {
         Ok(table_bytes) => Msg::Accept {
             threads: threads as u64,
@@ -331,7 +333,10 @@ pub fn answer(
         },
     };
     wire::send(world, 0, &msg);
-    match (wire::receive(world, Some(0)).map_err(MpiError::Protocol)?, verdict) {
+    match (
+        wire::receive(world, Some(0)).map_err(MpiError::Protocol)?,
+        verdict,
+    ) {
         ((_, Msg::Go), Ok(_)) => Ok(Answer::Go),
         ((_, Msg::End), Ok(_)) => Ok(Answer::End),
         ((_, Msg::End), Err(reason)) => Ok(Answer::Refused(reason)),
@@ -417,7 +422,12 @@ impl<'a> Ledger<'a> {
             .ok()
             .and_then(|r| self.ranks.get_mut(r))
             .filter(|s| s.threads > 0)
-            .ok_or_else(|| format!("rank {rank}, not a computing rank of this count, sent a {} message", msg.name()))?;
+            .ok_or_else(|| {
+                format!(
+                    "rank {rank}, not a computing rank of this count, sent a {} message",
+                    msg.name()
+                )
+            })?;
         if slots.retired >= slots.threads {
             return Err(format!(
                 "rank {rank} sent a {} message after each of its {} threads was told to quit",
@@ -474,10 +484,15 @@ impl<'a> Ledger<'a> {
             Some(u) if !stop => {
                 self.out.insert(u.id, rank);
                 self.handed += 1;
-                Msg::Unit { id: u64::from(u.id) }
+                Msg::Unit {
+                    id: u64::from(u.id),
+                }
             }
             _ => {
-                if let Some(s) = usize::try_from(rank).ok().and_then(|r| self.ranks.get_mut(r)) {
+                if let Some(s) = usize::try_from(rank)
+                    .ok()
+                    .and_then(|r| self.ranks.get_mut(r))
+                {
                     s.retired += 1;
                 }
                 Msg::Quit
@@ -664,7 +679,10 @@ mod tests {
         assert!(!book.open(), "every slot was told to quit");
         // Nothing more is taken from a rank whose slots all quit.
         let e = book.take(1, &Msg::Ready).unwrap_err();
-        assert!(e.contains("after each of its 1 threads was told to quit"), "{e}");
+        assert!(
+            e.contains("after each of its 1 threads was told to quit"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -683,19 +701,28 @@ mod tests {
         assert!(book.take(7, &Msg::Ready).is_err());
         assert!(book.take(-1, &Msg::Ready).is_err());
         // A result for a unit never handed out, or outside the plan.
-        assert!(book.take(1, &done(0)).unwrap_err().contains("had not handed"));
+        assert!(book
+            .take(1, &done(0))
+            .unwrap_err()
+            .contains("had not handed"));
         assert!(book.take(1, &done(u64::MAX)).is_err());
         assert!(book.take(1, &Msg::Abandoned { id: 1 << 40 }).is_err());
         // More first requests than threads.
         assert_eq!(book.take(2, &Msg::Ready), Ok(Event::Ready));
-        assert!(book.take(2, &Msg::Ready).unwrap_err().contains("more first units"));
+        assert!(book
+            .take(2, &Msg::Ready)
+            .unwrap_err()
+            .contains("more first units"));
         // A unit handed to rank 2 comes back from rank 1: refused; from rank 2 once: taken.
         let Msg::Unit { id } = book.answer(2, false) else {
             panic!("a unit is left")
         };
         assert!(book.take(1, &done(id)).is_err());
         assert!(book.take(2, &done(id)).is_ok());
-        assert!(book.take(2, &done(id)).unwrap_err().contains("already had back"));
+        assert!(book
+            .take(2, &done(id))
+            .unwrap_err()
+            .contains("already had back"));
         // Messages that belong to the start, or rank 0's own kinds.
         for m in [
             Msg::Hello { protocol: PROTOCOL },
@@ -724,7 +751,9 @@ mod tests {
         let offer = offer_of(&plan);
         assert_eq!(check_plan(&offer, &plan), Ok(()));
         let other_n = offer_of(&UnitPlan::new(9));
-        assert!(check_plan(&other_n, &plan).unwrap_err().contains("not n = 9"));
+        assert!(check_plan(&other_n, &plan)
+            .unwrap_err()
+            .contains("not n = 9"));
         let other_engine = offer_of(&UnitPlan::with_engine(8, Engine::Quadrant));
         assert!(check_plan(&other_engine, &plan).is_err());
         let forged = Offer {

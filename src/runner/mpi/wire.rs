@@ -272,6 +272,10 @@ pub fn receive(world: &SimpleCommunicator, from: Option<Rank>) -> Result<(Rank, 
     let rank = status.source_rank();
     let count = status.count(u8::equivalent_datatype());
     if usize::try_from(count).map_or(true, |c| c > MAX_BYTES) {
+        // Not received, so nothing of its size is allocated. The caller ends the job (see
+        // `MpiError::Protocol`); dropping a matched message unreceived would panic in the
+        // mpi crate, so its handle is forgotten instead.
+        std::mem::forget(message);
         return Err(format!(
             "rank {rank} sent a message of {count} bytes (an nqueens message has at most {MAX_BYTES})"
         ));
@@ -363,14 +367,19 @@ mod tests {
     #[test]
     fn foreign_messages_are_named_as_foreign() {
         // The four u64 an nqueens before this protocol sent first: ready, 0 more slots.
-        let old: Vec<u8> = [0u64, 0, 0, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let old: Vec<u8> = [0u64, 0, 0, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
         let e = Msg::decode(&old).unwrap_err();
         assert!(e.contains("not an nqueens MPI message"), "{e}");
         assert!(Msg::decode(&[]).unwrap_err().contains("0 bytes"));
         let huge = vec![0u8; MAX_BYTES + 1];
         assert!(Msg::decode(&huge).unwrap_err().contains("1025 bytes"));
         let unknown = (MAGIC | 99).to_le_bytes();
-        assert!(Msg::decode(&unknown).unwrap_err().contains("unknown kind 99"));
+        assert!(Msg::decode(&unknown)
+            .unwrap_err()
+            .contains("unknown kind 99"));
         let mut bad_text = Msg::Refuse { reason: "x".into() }.encode();
         *bad_text.last_mut().unwrap() = 0xff;
         assert!(Msg::decode(&bad_text).unwrap_err().contains("UTF-8"));
