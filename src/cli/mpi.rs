@@ -245,12 +245,12 @@ fn build(
         .map_err(|e| super::entry::one_line(&format!("{e:#}")))?
         .ok_or("interrupted while it built the plan")?;
     if let Some(table) = engine.table_bytes(m.n).filter(|_| chosen.table_bytes == 0) {
-        eprintln!(
-            "nqueens: warning: rank {rank}: the quadrant table of n = {} ({}) does not fit beside the plan and lists in the {} {source}: this rank searches each set's quadrants instead (the same counts, slower)",
+        super::error::say(&format!(
+            "warning: rank {rank}: the quadrant table of n = {} ({}) does not fit beside the plan and lists in the {} {source}: this rank searches each set's quadrants instead (the same counts, slower)",
             m.n,
             bytes(table),
             bytes(limit)
-        );
+        ));
     }
     Ok((plan, chosen))
 }

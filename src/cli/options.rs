@@ -55,6 +55,7 @@ pub struct Single {
 /// once MPI tells it how many ranks share its node; the other ranks take rank 0's plan and
 /// check it against these values (see `cli::mpi`).
 #[derive(Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub struct MpiCount {
     /// The board size this rank was given.
     pub n: u32,

@@ -36,6 +36,7 @@ pub fn value(s: &str) -> String {
 
 /// `s`, already bounded in length (a line another rank sent), with its control characters
 /// escaped as [`value`] escapes them, but not cut.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub fn text(s: &str) -> String {
     escaped(s.chars())
 }
