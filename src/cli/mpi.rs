@@ -16,7 +16,10 @@
 //!   says so on one line. The table changes no count, so each node decides its own.
 //! - Without `--max-memory`, the ranks of one node (MPI's shared-memory communicator says how
 //!   many) split 80% of its available memory evenly, rank 0 included: run one rank per node
-//!   with `--threads` = its cores, so that each node builds one table.
+//!   with `--threads` = its cores, so that each node builds one table:
+//!   `mpirun --map-by node -np $((NODES + 1)) nqueens count N --mpi --threads CORES` places
+//!   rank 0 beside one computing rank on the first node and one computing rank on each
+//!   other node (OpenMPI 4.1 refuses `--map-by ppr:1:node` with NODES + 1 ranks).
 //! - `--checkpoint`, `--json` and `-q` are rank 0's; the other ranks ignore theirs.
 //! - The program version must be rank 0's.
 //!
