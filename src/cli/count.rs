@@ -14,7 +14,7 @@ use super::bfile::{CountFormat, Sequence};
 use super::engine::EngineArgs;
 use super::error::Failure;
 use super::format::{duration, grouped};
-use super::options::{CountMode, CountOptions, Single, Sized};
+use super::options::{CountMode, CountOptions, MpiCount, Single, Sized};
 use super::progress::Progress;
 use super::report::{estimate_seconds, is_failed_check, print_single, timed_count};
 use super::report::{CountReport, KnownCheck};
@@ -52,9 +52,16 @@ pub struct CountArgs {
     /// Where --shard writes its JSON shard file (written atomically at the end).
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub out: Option<PathBuf>,
-    /// Run under mpirun: rank 0 hands units to the other ranks as they finish (needs a
-    /// build with `--features mpi` and at least 2 ranks). --checkpoint is kept by rank 0;
-    /// --threads T runs T units at once on each computing rank (default 1).
+    /// Run under mpirun (a build with `--features mpi`, at least 2 ranks): rank 0 chooses
+    /// the engine and unit plan from its own N, --engine and memory, and hands units to the
+    /// other ranks as they finish; --checkpoint, --json and -q are rank 0's.
+    ///
+    /// Every other rank builds rank 0's plan and checks its id, or refuses (one line, exit
+    /// 2, and rank 0 fails naming it): it refuses another N, an --engine other than auto
+    /// that differs from rank 0's, another nqueens version, or a plan or lists that do not
+    /// fit its memory. --threads T (default 1) and --max-memory are each rank's own; without
+    /// --max-memory the ranks of a node split 80% of its free memory. Run one rank per node
+    /// with --threads = its cores (one quadrant table per node).
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
     /// Output format: text (the report; --json for JSON lines) or bfile (an OEIS b-file of
@@ -167,14 +174,14 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
 
 /// `count N --mpi` in a build without MPI.
 #[cfg(not(feature = "mpi"))]
-fn mpi_count(_s: &Single, _o: &CountOptions) -> Outcome {
+fn mpi_count(_m: &MpiCount, _o: &CountOptions) -> Outcome {
     crate::cli::error::usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`")
 }
 
 /// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
 #[cfg(feature = "mpi")]
-fn mpi_count(s: &Single, o: &CountOptions) -> Outcome {
-    super::mpi::count(s, o)
+fn mpi_count(m: &MpiCount, o: &CountOptions) -> Outcome {
+    super::mpi::count(m, o)
 }
 
 /// Warns on stderr when counting n, or one shard of it (about 1/M of the time: shards are

@@ -89,13 +89,49 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(total)
 }
 
-/// Memory available to the count and where the figure comes from: `--max-memory`, or 80%
-/// of MemAvailable; in either case no more than three quarters of the address-space limit
-/// (`ulimit -v`, RLIMIT_AS), which an allocation cannot pass whatever the machine has (the
-/// other quarter is for the program, its thread stacks and the allocator's arenas).
-fn memory_limit(a: &EngineArgs) -> (u64, &'static str) {
+/// What set a memory limit, as the end of "more than the 4.0 GiB ..." in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `--max-memory`.
+    MaxMemory,
+    /// 80% of MemAvailable, split evenly between the `shared_by` MPI ranks of this node
+    /// (1 outside MPI).
+    Available {
+        /// Ranks of this node that split its memory.
+        shared_by: u32,
+    },
+    /// Three quarters of the address-space limit (`ulimit -v`).
+    AddressSpace,
+    /// No limit (`EnginePlan::unlimited`).
+    Unlimited,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::MaxMemory => f.write_str("allowed by --max-memory"),
+            Source::Available { shared_by: 1 } => {
+                f.write_str("available (80% of free memory; see --max-memory)")
+            }
+            Source::Available { shared_by } => write!(
+                f,
+                "available (80% of free memory, split between the {shared_by} MPI ranks of this node; see --max-memory)"
+            ),
+            Source::AddressSpace => f.write_str("the address-space limit (ulimit -v) leaves usable"),
+            Source::Unlimited => f.write_str("allowed"),
+        }
+    }
+}
+
+/// Memory available to a count: `--max-memory`, or 80% of MemAvailable divided by
+/// `shared_by` (the MPI ranks of this node, which each take their share; 1 otherwise); in
+/// either case no more than three quarters of the address-space limit (`ulimit -v`,
+/// RLIMIT_AS), which an allocation cannot pass whatever the machine has (the other quarter
+/// is for the program, its thread stacks and the allocator's arenas). `--max-memory` is
+/// this process's own and is not divided.
+fn memory_limit(a: &EngineArgs, shared_by: u32) -> (u64, Source) {
     let asked = match a.max_memory {
-        Some(m) => (m, "allowed by --max-memory"),
+        Some(m) => (m, Source::MaxMemory),
         None => (
             std::fs::read_to_string("/proc/meminfo")
                 .ok()
@@ -104,15 +140,15 @@ fn memory_limit(a: &EngineArgs) -> (u64, &'static str) {
                         .find_map(|l| l.strip_prefix("MemAvailable:"))
                         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
                 })
-                .map_or(1 << 30, |kb| kb * 1024 / 10 * 8),
-            "available (80% of free memory; see --max-memory)",
+                .map_or(1 << 30, |kb| kb * 1024 / 10 * 8)
+                / u64::from(shared_by.max(1)),
+            Source::Available {
+                shared_by: shared_by.max(1),
+            },
         ),
     };
     match address_space_limit() {
-        Some(limit) if limit / 4 * 3 < asked.0 => (
-            limit / 4 * 3,
-            "the address-space limit (ulimit -v) leaves usable",
-        ),
+        Some(limit) if limit / 4 * 3 < asked.0 => (limit / 4 * 3, Source::AddressSpace),
         _ => asked,
     }
 }
@@ -142,8 +178,8 @@ pub struct EnginePlan {
     pub plan_budget: u64,
     /// The memory limit, and what set it (for messages).
     pub limit: u64,
-    /// What set the limit, as the end of "more than the 4.0 GiB ...".
-    pub source: &'static str,
+    /// What set the limit.
+    pub source: Source,
     /// What the engine runs under: a table limit that admits exactly the table above.
     pub config: Config,
 }
@@ -175,7 +211,7 @@ impl EnginePlan {
             list_bytes: 0,
             plan_budget: u64::MAX,
             limit: u64::MAX,
-            source: "",
+            source: Source::Unlimited,
             config: super::kernel::config(),
         }
     }
@@ -218,17 +254,27 @@ impl EngineArgs {
     /// One line: the quadrant engine asked for an n it does not count, or a count whose
     /// lists would not fit `--max-memory`.
     pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
-        let (limit, source) = memory_limit(self);
+        self.resolve_shared(n, threads, 1)
+    }
+
+    /// [`EngineArgs::resolve`] for one of `shared_by` MPI ranks of a node, which split the
+    /// node's available memory evenly (an explicit `--max-memory` is the rank's own).
+    ///
+    /// # Errors
+    /// As [`EngineArgs::resolve`].
+    pub fn resolve_shared(
+        &self,
+        n: u32,
+        threads: usize,
+        shared_by: u32,
+    ) -> anyhow::Result<EnginePlan> {
+        let (limit, source) = memory_limit(self, shared_by);
         let lists = Engine::Quadrant
             .list_bytes(n)
             .saturating_mul(threads as u64);
-        let table = Engine::Quadrant
-            .table_bytes(n)
-            .filter(|&t| t + lists <= limit);
-        let fits = lists <= limit;
         let engine = match self.engine {
             EngineChoice::Backtrack => Engine::Backtrack,
-            EngineChoice::Auto if fits => Engine::auto(n),
+            EngineChoice::Auto if lists <= limit => Engine::auto(n),
             EngineChoice::Auto => Engine::Backtrack,
             EngineChoice::Quadrant => {
                 if !Engine::Quadrant.supports(n) {
@@ -238,46 +284,71 @@ impl EngineArgs {
                         quadrant::MAX_N
                     );
                 }
-                if !fits {
-                    usage!(
-                        "n = {n} with the quadrant engine needs about {} for its lists on {threads} thread(s), more than the {} {source}: use fewer --threads, a larger --max-memory, or --engine backtrack",
-                        bytes(lists),
-                        bytes(limit)
-                    );
-                }
                 Engine::Quadrant
             }
         };
-        let table = table.filter(|_| engine == Engine::Quadrant);
+        EnginePlan::fit(engine, n, threads, limit, source, 0)
+    }
+
+    /// The memory this process may use for its part of a count: `--max-memory`, or its
+    /// share of the available memory when `shared_by` MPI ranks split this node's.
+    pub fn budget(&self, shared_by: u32) -> (u64, Source) {
+        memory_limit(self, shared_by)
+    }
+}
+
+impl EnginePlan {
+    /// `engine` (already chosen; it counts n) for n on `threads` threads within `limit`
+    /// bytes: the quadrant lists must fit, the quadrant table is built only if it fits
+    /// beside them and `plan_bytes` (the plan, where its size is known beforehand: an MPI
+    /// rank's copy of rank 0's plan; 0 otherwise), and what is left bounds the unit plan.
+    ///
+    /// # Errors
+    /// One line (a usage error) if the quadrant engine's lists do not fit.
+    pub fn fit(
+        engine: Engine,
+        n: u32,
+        threads: usize,
+        limit: u64,
+        source: Source,
+        plan_bytes: u64,
+    ) -> anyhow::Result<EnginePlan> {
+        let lists = engine.list_bytes(n).saturating_mul(threads as u64);
+        if lists > limit {
+            usage!(
+                "n = {n} with the {} engine needs about {} for its lists on {threads} thread(s), more than the {} {source}: use fewer --threads, a larger --max-memory, or --engine backtrack",
+                engine.name(),
+                bytes(lists),
+                bytes(limit)
+            );
+        }
+        let table = engine
+            .table_bytes(n)
+            .filter(|&t| t.saturating_add(lists).saturating_add(plan_bytes) <= limit)
+            .unwrap_or(0);
         // From n = 26 a set's lists can pass the 1 GiB a thread starts from: they are then
         // joined in parts (`quadrant::Frame::parts`), which costs time (fewer key bits, the
-        // halves made again). Each thread may take up to half of what the table leaves,
-        // shared out, so that a machine with memory to spare joins whole lists or fewer
-        // parts; the other half is for the unit plan and its records (2.6 GB at n = 28).
-        let per_thread = if engine == Engine::Quadrant {
-            let room = limit.saturating_sub(table.unwrap_or(0)) / 2 / threads.max(1) as u64;
-            let whole = Engine::Quadrant.whole_list_bytes(n);
-            room.clamp(
-                lists / threads.max(1) as u64,
-                whole.max(lists / threads.max(1) as u64),
-            )
-        } else {
-            0
-        };
-        let lists = per_thread.saturating_mul(threads as u64);
+        // halves made again). Each thread may take up to half of what the table (and a plan
+        // of known size) leaves, shared out, so that a machine with memory to spare joins
+        // whole lists or fewer parts; the other half is for the unit plan and its records
+        // (2.6 GB at n = 28).
+        let t = threads.max(1) as u64;
+        let least = lists / t;
+        let room = limit.saturating_sub(table).saturating_sub(plan_bytes) / 2 / t;
+        let per_thread = room.clamp(least, engine.whole_list_bytes(n).max(least));
+        let lists = per_thread.saturating_mul(t);
         // What is left bounds the unit plan and the bookkeeping of its units, which grow
         // like n^5 (backtracking): a plan past it is refused while it is being made (see
         // `plan`), before anything else is allocated.
-        let left = limit.saturating_sub(lists + table.unwrap_or(0));
         Ok(EnginePlan {
             engine,
-            table_bytes: table.unwrap_or(0),
+            table_bytes: table,
             list_bytes: lists,
-            plan_budget: left,
+            plan_budget: limit.saturating_sub(lists + table),
             limit,
             source,
             config: Config {
-                table_limit: table.unwrap_or(0),
+                table_limit: table,
                 list_budget: per_thread.max(quadrant::LIST_BUDGET),
                 ..super::kernel::config()
             },
@@ -369,6 +440,50 @@ mod tests {
         let n24 = with(64 << 30, 24, 2);
         assert_eq!(n24.list_bytes, 2 * Engine::Quadrant.list_bytes(24));
         assert_eq!(n24.config.list_budget, quadrant::LIST_BUDGET);
+    }
+
+    #[test]
+    fn ranks_of_one_node_split_its_free_memory_but_not_max_memory() {
+        let auto = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: None,
+        };
+        let (alone, source) = auto.budget(1);
+        let (third, shared) = auto.budget(3);
+        if source == Source::AddressSpace {
+            return; // ulimit -v sets both
+        }
+        // Free memory moves a little between the two reads.
+        let ratio = 3.0 * third as f64 / alone as f64;
+        assert!((0.9..1.1).contains(&ratio), "{third} x 3 against {alone}");
+        assert_eq!(shared, Source::Available { shared_by: 3 });
+        assert!(shared
+            .to_string()
+            .contains("split between the 3 MPI ranks of this node"));
+        assert!(!source.to_string().contains("split"));
+        let given = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(1 << 30),
+        };
+        assert_eq!(given.budget(3), (1 << 30, Source::MaxMemory));
+    }
+
+    #[test]
+    fn a_fixed_engine_keeps_room_for_a_plan_of_known_size_before_its_table() {
+        let n = 14;
+        let table = Engine::Quadrant.table_bytes(n).unwrap();
+        let lists = Engine::Quadrant.list_bytes(n);
+        let limit = table + lists + 1000;
+        let fit = |plan_bytes| {
+            EnginePlan::fit(Engine::Quadrant, n, 1, limit, Source::MaxMemory, plan_bytes).unwrap()
+        };
+        assert_eq!(fit(0).table_bytes, table);
+        assert_eq!(fit(1000).table_bytes, table);
+        let without = fit(1001);
+        assert_eq!((without.table_bytes, without.config.table_limit), (0, 0));
+        assert_eq!(without.plan_budget, limit - lists);
+        // The lists must fit: no table stands in for them.
+        assert!(EnginePlan::fit(Engine::Quadrant, n, 1, lists - 1, Source::MaxMemory, 0).is_err());
     }
 
     #[test]

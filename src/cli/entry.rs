@@ -84,7 +84,7 @@ fn escape_args(msg: &str) -> String {
 }
 
 /// Clap's messages span several lines (usage, tips); keep the first, without its "error: ".
-fn one_line(msg: &str) -> String {
+pub(crate) fn one_line(msg: &str) -> String {
     let mut lines = msg.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut first = lines
         .next()

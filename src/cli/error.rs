@@ -117,27 +117,34 @@ fn failure(e: &anyhow::Error) -> Option<&Failure> {
     })
 }
 
+/// Writes "nqueens: LINE" and its newline on stderr in one `write` (`eprintln!` writes its
+/// pieces apart, and under mpirun the lines of two ranks were seen cut into each other), and
+/// ignores a failed write: there is nowhere left to say it.
+pub fn say(line: &str) {
+    let _ = io::stderr().write_all(format!("nqueens: {line}\n").as_bytes());
+}
+
 /// Prints `e` on stderr as the module doc's table says and returns the exit code.
 pub fn report(e: &anyhow::Error, one_line: impl Fn(&str) -> String) -> ExitCode {
     let broken_pipe = |io: &io::Error| io.kind() == io::ErrorKind::BrokenPipe;
     match failure(e) {
         Some(Failure::Usage(why)) => {
-            eprintln!("nqueens: {} (see 'nqueens --help')", one_line(why));
+            say(&format!("{} (see 'nqueens --help')", one_line(why)));
             ExitCode::from(2)
         }
         Some(Failure::CheckFailed(_)) => {
-            eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
+            say(&one_line(&format!("{e:#}")));
             ExitCode::from(1)
         }
         Some(Failure::Write { what, source }) if what == "standard output" => {
             if broken_pipe(source) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("nqueens: cannot write to standard output: {source}");
+            say(&format!("cannot write to standard output: {source}"));
             ExitCode::from(2)
         }
         _ => {
-            eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
+            say(&one_line(&format!("{e:#}")));
             // A broken symmetry identity is a failed check, like a table mismatch.
             if super::report::is_failed_check(e) {
                 ExitCode::from(1)

@@ -2,7 +2,9 @@
 //! to do, on which engine for each n, where the output goes — before anything runs or
 //! prints. Every usage check of the combination is made here, and each n's engine, table
 //! and memory budget is resolved here exactly once (`EngineArgs::resolve`, which reads the
-//! machine's memory); the run functions take these values, never the clap structs.
+//! machine's memory); the run functions take these values, never the clap structs. The
+//! exception is `count --mpi` ([`MpiCount`]): only rank 0 resolves the engine, once MPI has
+//! said which rank this is and how many ranks share the node's memory (`cli::mpi`).
 //! (hyperfine's `Options` and ripgrep's `HiArgs` play this part in theirs.)
 
 use std::path::PathBuf;
@@ -10,7 +12,7 @@ use std::path::PathBuf;
 use super::bfile::{CountFormat, Sequence};
 use super::count::CountArgs;
 use super::default_threads;
-use super::engine::EnginePlan;
+use super::engine::{EngineArgs, EnginePlan};
 use super::error::usage;
 use crate::runner::outfile;
 use crate::runner::schedule::ShardSpec;
@@ -26,7 +28,7 @@ pub enum CountMode {
     /// `count N`: one report, resumable with a checkpoint, or one shard of the plan.
     Single(Single),
     /// `count N --mpi`: rank 0 schedules over the other ranks.
-    Mpi(Single),
+    Mpi(MpiCount),
 }
 
 /// One n with the engine it runs on.
@@ -47,6 +49,20 @@ pub struct Single {
     pub checkpoint: Option<PathBuf>,
     /// `--shard K/M --out FILE` (`-`: standard output).
     pub shard: Option<(ShardSpec, PathBuf)>,
+}
+
+/// `count N --mpi`, not yet resolved: rank 0 resolves the engine, its plan and its budget
+/// once MPI tells it how many ranks share its node; the other ranks take rank 0's plan and
+/// check it against these values (see `cli::mpi`).
+#[derive(Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub struct MpiCount {
+    /// The board size this rank was given.
+    pub n: u32,
+    /// `--engine` and `--max-memory` as given to this rank.
+    pub engine: EngineArgs,
+    /// `--checkpoint FILE` (rank 0's is the one kept).
+    pub checkpoint: Option<PathBuf>,
 }
 
 /// `count`'s options.
@@ -95,6 +111,18 @@ impl CountOptions {
             (true, None) => 1,
             (false, None) => default_threads(),
         };
+        if a.mpi {
+            return Ok(CountOptions {
+                mode: CountMode::Mpi(MpiCount {
+                    n: a.sizes.start, // a single N: checked above
+                    engine: a.engine.clone(),
+                    checkpoint: a.checkpoint.clone(),
+                }),
+                threads,
+                json: a.json,
+                quiet: a.quiet,
+            });
+        }
         let sizes = a
             .sizes
             .iter()
@@ -125,9 +153,7 @@ impl CountOptions {
                 shard: a.shard.zip(a.out.clone()),
             }
         };
-        let mode = if a.mpi {
-            CountMode::Mpi(long_count(sizes[0]))
-        } else if a.format == Some(CountFormat::Bfile) {
+        let mode = if a.format == Some(CountFormat::Bfile) {
             CountMode::Bfile(sizes, a.sequence.unwrap_or_default())
         } else if single {
             CountMode::Single(long_count(sizes[0]))

@@ -51,6 +51,9 @@ pub enum SessionError {
     /// The checkpoint could not be written; the run stopped rather than compute results that
     /// cannot be kept.
     Checkpoint(FileError),
+    /// A rank of an MPI run broke the protocol (the job must be aborted).
+    #[cfg(feature = "mpi")]
+    Mpi(super::mpi::MpiError),
 }
 
 impl fmt::Display for SessionError {
@@ -58,6 +61,8 @@ impl fmt::Display for SessionError {
         match self {
             SessionError::Engine(e) => e.fmt(f),
             SessionError::Checkpoint(e) => write!(f, "cannot write {e}"),
+            #[cfg(feature = "mpi")]
+            SessionError::Mpi(e) => e.fmt(f),
         }
     }
 }
@@ -182,14 +187,17 @@ impl<'a> Session<'a> {
     }
 
     /// Rank 0 of an MPI run: hands the units not yet done, largest estimated cost first, to
-    /// ranks 1.. (which run [`super::mpi::work`]); reports their compute threads, summed.
+    /// the `crew` of ranks that accepted the plan (which run [`super::mpi::work`]); reports
+    /// their compute threads, summed.
     ///
     /// # Errors
-    /// As [`Session::run_local`].
+    /// As [`Session::run_local`], and [`SessionError::Mpi`] for a message that breaks the
+    /// protocol.
     #[cfg(feature = "mpi")]
     pub fn run_mpi(
         mut self,
         world: &mpi::topology::SimpleCommunicator,
+        crew: &super::mpi::Crew,
     ) -> Result<Run, SessionError> {
         let start = Instant::now();
         let (done, todo) = self.partition();
@@ -205,9 +213,12 @@ impl<'a> Session<'a> {
             .collect();
         let (plan, stop) = (self.plan.clone(), self.stop);
         let recorder = self.recorder();
-        let s = super::mpi::schedule(world, &plan, &order, stop, |u, r| recorder.record(u, r));
+        let s = super::mpi::schedule(world, &plan, &order, crew, stop, |u, r| {
+            recorder.record(u, r)
+        });
         let (results, error) = recorder.into_parts();
         self.results = results;
+        let s = s.map_err(SessionError::Mpi)?;
         self.finish(start, s.threads, resumed, s.interrupted, error)
     }
 

@@ -34,6 +34,13 @@ pub fn value(s: &str) -> String {
     )
 }
 
+/// `s`, already bounded in length (a line another rank sent), with its control characters
+/// escaped as [`value`] escapes them, but not cut.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub fn text(s: &str) -> String {
+    escaped(s.chars())
+}
+
 /// Whether `s` would be shown differently from itself (a control character, or too long).
 pub fn needs_care(s: &str) -> bool {
     s.chars().any(char::is_control) || s.chars().count() > MAX_SHOWN
