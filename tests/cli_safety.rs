@@ -828,3 +828,124 @@ fn merge_recheck_accepts_shards_made_with_and_without_the_table() {
     assert!(out.contains("666,090,624"), "{out}");
     fs::remove_dir_all(d).unwrap();
 }
+
+/// Where stderr goes in [`with_broken_stderr`].
+#[derive(Clone, Copy, Debug)]
+enum BrokenStderr {
+    /// A pipe whose reader was closed before the program started: every write is EPIPE.
+    ClosedPipe,
+    /// `/dev/full`: every write is ENOSPC.
+    Full,
+}
+
+/// Runs nqueens with `args`, stdout discarded and stderr `to`, sends SIGTERM after
+/// `term_after` if given, and returns the exit code (None: killed by a signal).
+fn with_broken_stderr(
+    args: &[&str],
+    to: BrokenStderr,
+    term_after: Option<Duration>,
+) -> Option<i32> {
+    let err: Stdio = match to {
+        BrokenStderr::ClosedPipe => {
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            writer.into()
+        }
+        BrokenStderr::Full => fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+            .into(),
+    };
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    if let Some(after) = term_after {
+        std::thread::sleep(after);
+        let sent = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        assert!(sent.unwrap().success());
+    }
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.code();
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("{args:?} still running 30 s later");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 30, 1: `eprintln!` panics when stderr cannot be written, and the release build
+/// aborts (exit code 134; 101 in this test build). Every message is now written without
+/// panicking: the exit code is the run's own.
+#[test]
+fn a_failed_write_to_stderr_never_aborts() {
+    let d = scratch("stderr");
+    let shard = d.join("s.json");
+    let shard = shard.to_str().unwrap();
+    for to in [BrokenStderr::ClosedPipe, BrokenStderr::Full] {
+        // A usage error, a clap error, a refused file: exit code 2.
+        for args in [
+            &["count", "99"][..],
+            &["count", "8", "--thread", "2"],
+            &["count", "1..3", "--checkpoint", shard],
+            &["merge", "/nonexistent/s.json"],
+        ] {
+            assert_eq!(
+                with_broken_stderr(args, to, None),
+                Some(2),
+                "{args:?} {to:?}"
+            );
+        }
+        // A shard written to stdout says its summary on stderr: the file is what matters.
+        assert_eq!(
+            with_broken_stderr(
+                &["count", "12", "-q", "--shard", "0/2", "--out", "-"],
+                to,
+                None
+            ),
+            Some(0),
+            "{to:?}"
+        );
+        assert_eq!(
+            with_broken_stderr(
+                &["count", "12", "-q", "--shard", "0/2", "--out", shard],
+                to,
+                None
+            ),
+            Some(0),
+            "{to:?}"
+        );
+        // A stopped count says "stopping" and "interrupted" on stderr: exit code 130.
+        assert_eq!(
+            with_broken_stderr(
+                &["count", "19", "-t", "1", "-q", "--engine", "backtrack"],
+                to,
+                Some(Duration::from_millis(500))
+            ),
+            Some(130),
+            "{to:?}"
+        );
+        // A command with nothing to save, stopped: exit code 130.
+        assert_eq!(
+            with_broken_stderr(
+                &["verify", "--max", "22", "-t", "1"],
+                to,
+                Some(Duration::from_millis(500))
+            ),
+            Some(130),
+            "{to:?}"
+        );
+    }
+    fs::remove_dir_all(d).unwrap();
+}

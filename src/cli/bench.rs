@@ -8,6 +8,7 @@
 //! results that should not be trusted, `--export-json`-style machine output); the report
 //! types and the text tables live in [`report`], the machine description in [`machine`].
 
+use crate::cli::error::say;
 use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -259,7 +260,7 @@ fn measure(
             for (threads, _, _, seconds) in &mut done {
                 seconds.push(timed_run(n, *threads)?);
             }
-            eprintln!(
+            say!(
                 "  n = {n}: run {} of {runs} done on every thread count",
                 run + 1
             );
@@ -274,7 +275,7 @@ fn measure(
             let seconds = std::mem::take(seconds);
             let test =
                 TestResult::new(*threads, counts, plan, Sample::of(seconds), workload.repeat);
-            eprintln!("{}", test.progress_line());
+            say!("{}", test.progress_line());
             results.push(test);
         }
     }
@@ -290,13 +291,13 @@ pub fn run(a: &BenchArgs) -> Outcome {
     let most_threads = *thread_counts.iter().max().expect("1 is always measured");
     let engine = a.engine.resolve(largest, most_threads)?.engine;
     let info = WorkloadInfo::new(&workload, engine);
-    eprintln!("{}", info.header_line(a.runs));
+    say!("{}", info.header_line(a.runs));
     let tests = match measure(&workload, engine, &thread_counts, a.runs) {
         Ok(t) => t,
         Err(e) => {
             return match e.downcast_ref::<WrongCount>() {
                 Some(wrong) => {
-                    eprintln!("nqueens: benchmark failed: {wrong}");
+                    say!("nqueens: benchmark failed: {wrong}");
                     Ok(ExitCode::from(1))
                 }
                 None => Err(e),
@@ -305,7 +306,7 @@ pub fn run(a: &BenchArgs) -> Outcome {
     };
     let report = BenchReport::new(info, machine, a.runs, tests);
     for w in &report.warnings {
-        eprintln!("warning: {}", w.message);
+        say!("warning: {}", w.message);
     }
     // Written, not `println!`: a full disk or a closed pipe is an error `main` reports (or a
     // quiet end), never a panic.

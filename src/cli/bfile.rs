@@ -14,6 +14,7 @@
 
 use super::engine::{EngineArgs, EnginePlan};
 use super::options::Sized;
+use crate::cli::error::say;
 use crate::cli::error::Failure;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -108,7 +109,7 @@ pub fn print_counts(sizes: &[Sized], seq: Sequence, threads: usize) -> Outcome {
         writeln!(out, "{n} {term}")?;
         out.flush()?;
         if seq.known(u64::from(n)).is_some_and(|k| k != term) {
-            eprintln!(
+            say!(
                 "nqueens: n = {n}: {term} is not the known value of {}",
                 seq.a_number()
             );

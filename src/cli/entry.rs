@@ -2,6 +2,7 @@
 //! into one line on stderr with its exit code (`cli::error`: 1 a failed check, 2 usage
 //! or input) — never a panic or backtrace. `src/main.rs` calls [`main`] and nothing else.
 
+use crate::cli::error::say;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
@@ -27,14 +28,14 @@ pub fn main() -> ExitCode {
                     .get_subcommands()
                     .map(|c| c.get_name().to_string())
                     .collect();
-                eprintln!(
+                say!(
                     "nqueens: a subcommand is required: one of {} (see 'nqueens --help')",
                     names.join(", ")
                 );
                 return ExitCode::from(2);
             }
             _ => {
-                eprintln!(
+                say!(
                     "nqueens: {} (see 'nqueens --help')",
                     one_line(&escape_args(&e.to_string()))
                 );
@@ -56,7 +57,7 @@ fn write_failed(io: &std::io::Error) -> ExitCode {
     if io.kind() == std::io::ErrorKind::BrokenPipe {
         return ExitCode::SUCCESS;
     }
-    eprintln!("nqueens: cannot write to standard output: {io}");
+    say!("nqueens: cannot write to standard output: {io}");
     ExitCode::from(2)
 }
 

@@ -67,6 +67,28 @@ macro_rules! usage {
 }
 pub(crate) use usage;
 
+/// Writes one line on standard error, and never panics.
+///
+/// `eprintln!` panics when the write fails (stderr a closed pipe, a full disk, a terminal
+/// that hung up), and the release profile's `panic = "abort"` made that exit code 134 with
+/// the run's own outcome lost. A diagnostic that cannot be written is dropped: there is
+/// nowhere left to say it, and the exit code still tells how the run ended. The line is
+/// formatted first and written with one `write` call, so lines of several threads do not
+/// interleave. Called through [`say!`].
+pub fn say_line(args: fmt::Arguments<'_>) {
+    let line = format!("{args}\n");
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// `eprintln!` that never panics (see [`say_line`]): the only way the command writes to
+/// standard error (clippy's `print_stderr` is denied in `cli`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::error::say_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use say;
+
 /// A usage error (see [`usage!`]).
 pub fn usage_error(why: impl Into<String>) -> anyhow::Error {
     Failure::Usage(why.into()).into()
@@ -122,22 +144,22 @@ pub fn report(e: &anyhow::Error, one_line: impl Fn(&str) -> String) -> ExitCode 
     let broken_pipe = |io: &io::Error| io.kind() == io::ErrorKind::BrokenPipe;
     match failure(e) {
         Some(Failure::Usage(why)) => {
-            eprintln!("nqueens: {} (see 'nqueens --help')", one_line(why));
+            say!("nqueens: {} (see 'nqueens --help')", one_line(why));
             ExitCode::from(2)
         }
         Some(Failure::CheckFailed(_)) => {
-            eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
+            say!("nqueens: {}", one_line(&format!("{e:#}")));
             ExitCode::from(1)
         }
         Some(Failure::Write { what, source }) if what == "standard output" => {
             if broken_pipe(source) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("nqueens: cannot write to standard output: {source}");
+            say!("nqueens: cannot write to standard output: {source}");
             ExitCode::from(2)
         }
         _ => {
-            eprintln!("nqueens: {}", one_line(&format!("{e:#}")));
+            say!("nqueens: {}", one_line(&format!("{e:#}")));
             // A broken symmetry identity is a failed check, like a table mismatch.
             if super::report::is_failed_check(e) {
                 ExitCode::from(1)
