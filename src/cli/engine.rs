@@ -108,24 +108,12 @@ fn memory_limit(a: &EngineArgs) -> (u64, &'static str) {
             "available (80% of free memory; see --max-memory)",
         ),
     };
-    match address_space_limit() {
+    match crate::runner::local::address_space_limit() {
         Some(limit) if limit / 4 * 3 < asked.0 => (
             limit / 4 * 3,
             "the address-space limit (ulimit -v) leaves usable",
         ),
         _ => asked,
-    }
-}
-
-/// The soft address-space limit of this process, if there is one.
-fn address_space_limit() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        rustix::process::getrlimit(rustix::process::Resource::As).current
-    }
-    #[cfg(not(unix))]
-    {
-        None
     }
 }
 

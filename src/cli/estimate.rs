@@ -216,9 +216,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     } else {
         Vec::new()
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
+    let pool = crate::runner::local::pool(threads)?;
     // Whole draws of K strata, repeated with the next seeds until the timing has lasted
     // MIN_SAMPLING seconds: at small n one draw times only milliseconds of work, which a
     // single interrupt can double.

@@ -397,7 +397,8 @@ impl UnitPlan {
                     if stopped() {
                         return Err(Error::Stopped);
                     }
-                    for prefix in f.unit_prefixes(n) {
+                    let prefixes = f.unit_prefixes_until(n, stop).ok_or(Error::Stopped)?;
+                    for prefix in prefixes {
                         push(UnitKind::Quadrant {
                             frame: i as u16,
                             prefix,
