@@ -496,23 +496,11 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     let bin = assert_cmd::cargo::cargo_bin("nqueens");
     let args = ["count", "8", "--shard", "0/1", "--out"];
     let out = if root {
-        let runuser = Path::new("/usr/sbin/runuser");
-        let runuser = if runuser.exists() {
-            runuser
-        } else {
-            Path::new("/sbin/runuser")
-        };
-        if !runuser.exists() {
+        let Some(mut nobody) = as_nobody() else {
             eprintln!("skipped: running as root without runuser(1) to drop to nobody");
             return;
-        }
-        Command::new(runuser)
-            .args(["-u", "nobody", "--"])
-            .arg(&bin)
-            .args(args)
-            .arg(&theirs)
-            .output()
-            .unwrap()
+        };
+        nobody.args(args).arg(&theirs).output().unwrap()
     } else {
         Command::new(&bin).args(args).arg(&theirs).output().unwrap()
     };
@@ -533,6 +521,23 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     );
     assert_eq!(entries(&dir), ["theirs.json"], "no temporary file left");
     fs::remove_dir_all(dir).unwrap();
+}
+
+/// The binary run as the user `nobody` (through runuser(1)), when this test runs as root
+/// and runuser is there.
+fn as_nobody() -> Option<Command> {
+    use std::os::unix::fs::MetadataExt;
+    let root = fs::metadata("/proc/self").ok()?.uid() == 0;
+    let runuser = ["/usr/sbin/runuser", "/sbin/runuser"]
+        .into_iter()
+        .map(Path::new)
+        .find(|p| p.exists())?;
+    root.then(|| {
+        let mut c = Command::new(runuser);
+        c.args(["-u", "nobody", "--"])
+            .arg(assert_cmd::cargo::cargo_bin("nqueens"));
+        c
+    })
 }
 
 // Hostile pass, fault 4: a FIFO without its other end. The wait says once what it waits
@@ -947,5 +952,81 @@ fn a_failed_write_to_stderr_never_aborts() {
             "{to:?}"
         );
     }
+    fs::remove_dir_all(d).unwrap();
+}
+
+/// Issue 30, 8: as root, `--out` and `--svg` replaced another user's file by one of root's
+/// (the checkpoint already gave a replaced file back to its owner). The replaced file keeps
+/// its owner, group and mode.
+#[test]
+fn a_replaced_file_keeps_its_owner_and_mode() {
+    use std::os::unix::fs::{chown, MetadataExt, PermissionsExt};
+    let d = scratch("owner");
+    if fs::metadata(&d).unwrap().uid() != 0 {
+        eprintln!("skipped: only root can give a file to another user");
+        return;
+    }
+    // nobody's ids: 65534 on Debian and most Linux systems.
+    let (uid, gid) = (65534, 65534);
+    let svg = d.join("owned.svg");
+    let json = d.join("owned.json");
+    for p in [&svg, &json] {
+        fs::write(p, "k").unwrap();
+        chown(p, Some(uid), Some(gid)).unwrap();
+        fs::set_permissions(p, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let o = nqueens()
+        .args(["animate", "6", "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = nqueens()
+        .args(["count", "8", "-q", "--shard", "0/1", "--out"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for p in [&svg, &json] {
+        let m = fs::metadata(p).unwrap();
+        assert!(m.len() > 1, "{} was not replaced", p.display());
+        assert_eq!((m.uid(), m.gid()), (uid, gid), "{}", p.display());
+        assert_eq!(m.permissions().mode() & 0o7777, 0o600, "{}", p.display());
+    }
+    assert_eq!(entries(&d), ["owned.json", "owned.svg"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+/// Issue 30, 10: `--out ro/f` in a directory this user may not write blamed the file
+/// ("cannot write shard file ro/f: Permission denied"), which does not exist: the
+/// directory is what refused, and the message names it.
+#[test]
+fn out_in_a_read_only_directory_names_the_directory() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let d = scratch("rodir");
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+    let ro = d.join("ro");
+    fs::create_dir(&ro).unwrap();
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
+    let f = ro.join("f");
+    let args = ["count", "8", "-q", "--shard", "0/1", "--out"];
+    let root = fs::metadata(&d).unwrap().uid() == 0;
+    let o = match as_nobody() {
+        Some(mut nobody) => nobody.args(args).arg(&f).output().unwrap(),
+        None if root => {
+            eprintln!("skipped: running as root without runuser(1) to drop to nobody");
+            fs::remove_dir_all(d).unwrap();
+            return;
+        }
+        // This user cannot write a 555 directory either.
+        None => nqueens().args(args).arg(&f).output().unwrap(),
+    };
+    let want = format!(
+        "the directory {} does not let this user create files",
+        ro.display()
+    );
+    assert_refused(&o, &[&want, "ermission denied"]);
+    assert!(!f.exists());
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
     fs::remove_dir_all(d).unwrap();
 }
