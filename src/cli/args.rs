@@ -116,6 +116,20 @@ pub fn parse_workers(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses `--seed`: any 64-bit number (clap's own parser says only "invalid digit found in
+/// string", without the range).
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    parse_in(s, 0, i128::from(u64::MAX))
+        .map(|v| v as u64)
+        .map_err(|_| {
+            format!(
+                "'{}' is not a seed: expected a whole number from 0 to {}",
+                shown(s),
+                u64::MAX
+            )
+        })
+}
+
 /// Parses a percentage, 0..=100 (decimals allowed).
 pub fn parse_percent(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {

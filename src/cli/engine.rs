@@ -73,6 +73,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             super::args::shown(s)
         )
     };
+    if let Some(magnitude) = digits.trim().strip_prefix('-') {
+        if !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "memory size {} is negative: give at least a few megabytes, e.g. 64M",
+                super::args::shown(t)
+            ));
+        }
+    }
     let value: u64 = digits.trim().parse().map_err(|_| bad())?;
     let total = value
         .checked_mul(1u64 << shift)
@@ -175,23 +183,30 @@ impl EnginePlan {
     /// One line naming the limit, for a plan that would not fit.
     pub fn plan(&self, n: u32, stop: &AtomicBool) -> anyhow::Result<Option<UnitPlan>> {
         let max_units = units_within(self.plan_budget);
+        let besides = if self.list_bytes + self.table_bytes > 0 {
+            format!(
+                ", besides {} for the engine's table and lists",
+                bytes(self.list_bytes + self.table_bytes)
+            )
+        } else {
+            String::new()
+        };
         match UnitPlan::build(n, self.engine, stop, max_units) {
             Ok(plan) => Ok(Some(plan)),
             Err(crate::Error::Stopped) => Ok(None),
+            // Less than one unit's bytes: "its unit plan passed 0 units" said nothing.
+            Err(crate::Error::PlanTooLarge { units: 0 }) => bail!(
+                "n = {n} with the {} engine: the {} {} leaves no room for its unit plan ({BYTES_PER_UNIT} bytes a unit{besides}): give at least a few megabytes, e.g. --max-memory 64M",
+                self.engine.name(),
+                bytes(self.limit),
+                self.source,
+            ),
             Err(crate::Error::PlanTooLarge { units }) => bail!(
-                "n = {n} with the {} engine: its unit plan passed {} units, more than fit in the {} {} ({BYTES_PER_UNIT} bytes a unit{})",
+                "n = {n} with the {} engine: its unit plan passed {} units, more than fit in the {} {} ({BYTES_PER_UNIT} bytes a unit{besides})",
                 self.engine.name(),
                 grouped(units as u128),
                 bytes(self.limit),
                 self.source,
-                if self.list_bytes + self.table_bytes > 0 {
-                    format!(
-                        ", besides {} for the engine's table and lists",
-                        bytes(self.list_bytes + self.table_bytes)
-                    )
-                } else {
-                    String::new()
-                },
             ),
             Err(e) => Err(e.into()),
         }
@@ -269,7 +284,11 @@ mod tests {
         assert_eq!(parse_size("1000"), Ok(1000));
         assert!(parse_size("0").is_err());
         assert!(parse_size("lots").is_err());
-        assert!(parse_size("-1G").is_err());
+        assert_eq!(
+            parse_size("-5").unwrap_err(),
+            "memory size -5 is negative: give at least a few megabytes, e.g. 64M"
+        );
+        assert!(parse_size("-1G").unwrap_err().contains("negative"));
         assert!(parse_size("2000T").unwrap_err().contains("largest"));
         // The largest allowed value, as the message names it, is accepted.
         assert_eq!(parse_size("1P"), Ok(1 << 50));
@@ -311,6 +330,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("its unit plan passed 8,192 units"), "{e}");
+        // Less than one unit: no "passed 0 units".
+        let one_byte = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(1),
+        };
+        let e = one_byte
+            .resolve(8, 1)
+            .unwrap()
+            .plan(8, &crate::engine::NEVER)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "n = 8 with the backtrack engine: the 1 B allowed by --max-memory leaves no room for its unit plan (128 bytes a unit): give at least a few megabytes, e.g. --max-memory 64M"
+        );
     }
 
     #[test]

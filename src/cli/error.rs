@@ -7,7 +7,7 @@
 //!
 //! | kind | exit | message |
 //! |---|---|---|
-//! | [`Failure::Usage`] | 2 | the reason, then "(see 'nqueens --help')" |
+//! | [`Failure::Usage`] | 2 | the reason, then "(see 'nqueens count --help')" |
 //! | [`Failure::CheckFailed`], a broken symmetry identity | 1 | the reason |
 //! | [`Failure::Write`] to standard output, closed pipe | 0 | none (`nqueens ... \| head`) |
 //! | [`Failure::Write`], [`Failure::Read`] | 2 | "cannot write/read WHAT: why" |
@@ -139,12 +139,13 @@ fn failure(e: &anyhow::Error) -> Option<&Failure> {
     })
 }
 
-/// Prints `e` on stderr as the module doc's table says and returns the exit code.
-pub fn report(e: &anyhow::Error, one_line: impl Fn(&str) -> String) -> ExitCode {
+/// Prints `e` on stderr as the module doc's table says and returns the exit code; a usage
+/// error points to `help` (`nqueens count --help`).
+pub fn report(e: &anyhow::Error, one_line: impl Fn(&str) -> String, help: &str) -> ExitCode {
     let broken_pipe = |io: &io::Error| io.kind() == io::ErrorKind::BrokenPipe;
     match failure(e) {
         Some(Failure::Usage(why)) => {
-            say!("nqueens: {} (see 'nqueens --help')", one_line(why));
+            say!("nqueens: {} (see '{help}')", one_line(why));
             ExitCode::from(2)
         }
         Some(Failure::CheckFailed(_)) => {

@@ -79,7 +79,7 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "K", value_parser = parse_sample)]
     pub sample: Option<u32>,
     /// Seed of the random draw: the same seed draws the same units.
-    #[arg(long, value_name = "S", default_value_t = 1)]
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = super::args::parse_seed)]
     pub seed: u64,
     /// Threads that time units at once (1..4096); the projected wall time is for this many
     /// too. Default: all logical cores.
@@ -87,7 +87,7 @@ pub struct EstimateArgs {
     pub threads: Option<usize>,
     /// Seconds of one thread each sampled set's join may take; longer joins are timed on
     /// a share of their pieces. Default: 1.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget, allow_hyphen_values = true)]
     pub budget: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]

@@ -110,6 +110,23 @@ pub enum Command {
     Plan(plan::PlanArgs),
 }
 
+/// The command line as it is parsed: [`Cli`], where every argument that takes a value also
+/// takes a negative number (`--seed -1`, `--max-memory -5`, `plan -3`), so that the
+/// argument's own parser says which range it wants; clap said "unexpected argument '-1'
+/// found", as if `-1` were an option.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommands(|sub| {
+        sub.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+    })
+}
+
 /// What a subcommand reports back to `main`.
 pub type Outcome = anyhow::Result<ExitCode>;
 
@@ -149,5 +166,6 @@ mod tests {
     #[test]
     fn cli_is_valid() {
         Cli::command().debug_assert();
+        command().debug_assert();
     }
 }

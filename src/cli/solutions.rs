@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 
-use super::args::{parse_in, parse_n, shown, Refused};
+use super::args::{parse_in, parse_n, parse_seed, shown, Refused};
 use super::render::{parse_format, Format, Renderer};
 use super::Outcome;
 use crate::Solutions;
@@ -66,20 +66,6 @@ fn parse_limit(s: &str) -> Result<u64, String> {
             u64::MAX
         )),
     }
-}
-
-/// Parses `--seed`: any 64-bit number (clap's own parser says only "invalid digit found in
-/// string", without the range).
-fn parse_seed(s: &str) -> Result<u64, String> {
-    parse_in(s, 0, i128::from(u64::MAX))
-        .map(|v| v as u64)
-        .map_err(|_| {
-            format!(
-                "'{}' is not a seed: expected a whole number from 0 to {}",
-                shown(s),
-                u64::MAX
-            )
-        })
 }
 
 /// Runs `solutions`.
