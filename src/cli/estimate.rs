@@ -42,7 +42,7 @@ use serde::Serialize;
 
 use super::args::{parse_in, parse_n, parse_threads, shown, Refused};
 use super::engine::{EngineArgs, EngineChoice};
-use super::format::{bytes, duration};
+use super::format::{bytes, duration, fine_duration};
 use super::Outcome;
 use crate::engine::cost;
 use crate::engine::plan::{Engine, Unit, UnitKind};
@@ -336,9 +336,9 @@ fn print(r: &Report, json: bool) -> anyhow::Result<()> {
     writeln!(
         out,
         "unit time median {}, p99 {}, largest seen {}",
-        duration(r.unit_seconds_p50),
-        duration(r.unit_seconds_p99),
-        duration(r.unit_seconds_max)
+        fine_duration(r.unit_seconds_p50),
+        fine_duration(r.unit_seconds_p99),
+        fine_duration(r.unit_seconds_max)
     )?;
     writeln!(
         out,
