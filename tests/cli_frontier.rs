@@ -120,7 +120,10 @@ fn estimate_text_names_the_time_and_memory() {
     // (issue 30: "unit time median 0.000 s, p99 0.000 s").
     let line = text.lines().find(|l| l.contains("unit time")).unwrap();
     assert!(!line.contains("0.000 s"), "{line}");
-    assert!(line.contains(" µs") || line.contains(" ns") || line.contains(" ms"), "{line}");
+    assert!(
+        line.contains(" µs") || line.contains(" ns") || line.contains(" ms"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@ use clap::Args;
 use super::args::{parse_in, parse_n, parse_seed, shown, Refused};
 use super::render::{parse_format, Format, Renderer};
 use super::Outcome;
+use crate::cli::error::say;
 use crate::Solutions;
 
 /// Largest n for `--random`: it counts the solutions with the fast engine, draws an index
@@ -128,8 +129,16 @@ fn draw(
         usage!("n = {n} has no solution to draw (solutions exist for n = 1 and n >= 4)");
     }
     let total = u64::try_from(total).expect("n <= 16 has fewer than 2^64 solutions");
-    let seed = seed.unwrap_or_else(fresh_seed);
-    let index = SplitMix64(seed).below(total);
+    let index = match seed {
+        Some(seed) => SplitMix64(seed).below(total),
+        None => {
+            // Said, so that the board can be drawn again (it never was).
+            let seed = fresh_seed();
+            let index = SplitMix64(seed).below(total);
+            say!("nqueens: drew solution {index} of {total} with --seed {seed} (give it to draw the same one again)");
+            index
+        }
+    };
     let k = usize::try_from(index).expect("index below a count that fits in memory-sized walks");
     let perm = solutions
         .nth(k)
