@@ -203,9 +203,13 @@ pub fn run(a: &CountArgs) -> Outcome {
     match &o.mode {
         CountMode::Single(s) => run_single(s, &o),
         CountMode::Mpi(s) => mpi_count(s, &o),
-        CountMode::Bfile(sizes, seq) => {
+        CountMode::Bfile {
+            sizes,
+            sequence,
+            zero,
+        } => {
             warn_range(sizes, o.threads);
-            super::bfile::print_counts(sizes, *seq, o.threads)
+            super::bfile::print_counts(sizes, *sequence, *zero, o.threads)
         }
         CountMode::Range(sizes) => {
             warn_range(sizes, o.threads);
