@@ -91,8 +91,10 @@ impl Sequence {
 /// How `count` prints its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CountFormat {
-    /// The human report (the default; `--json` for JSON lines).
+    /// The human report (the default).
     Text,
+    /// One JSON object per N, as `--json` (`solutions` takes `--format json` too).
+    Json,
     /// An OEIS b-file of `--sequence`: `n a(n)` per line, nothing else.
     Bfile,
 }

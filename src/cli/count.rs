@@ -58,9 +58,10 @@ pub struct CountArgs {
     /// --threads T runs T units at once on each computing rank (default 1).
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
-    /// Output format: text (the report; --json for JSON lines) or bfile (an OEIS b-file of
-    /// --sequence: `n a(n)` lines and nothing else).
-    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "checkpoint", "shard", "mpi"])]
+    /// Output format: text (the report), json (as --json) or bfile (an OEIS b-file of
+    /// --sequence: `n a(n)` lines and nothing else; not with --json, --checkpoint, --shard
+    /// or --mpi).
+    #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<CountFormat>,
     /// The sequence of --format bfile: total (A000170, the default) or unique (A002562).
     #[arg(long, value_enum, value_name = "SEQ", requires = "format")]

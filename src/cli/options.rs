@@ -79,6 +79,27 @@ impl CountOptions {
     /// n, or a count that would not fit the memory allowed (every n of a range is checked
     /// before anything is printed: `count 1..5 --engine quadrant` is refused whole).
     pub fn from_args(a: &CountArgs) -> anyhow::Result<CountOptions> {
+        // --format json is --json; bfile goes with no other output or long-count option.
+        let other = [
+            ("--json", a.json),
+            ("--checkpoint", a.checkpoint.is_some()),
+            ("--shard", a.shard.is_some()),
+            ("--mpi", a.mpi),
+        ];
+        match a.format {
+            Some(CountFormat::Bfile) => {
+                if let Some((name, _)) = other.iter().find(|(_, given)| *given) {
+                    usage!("the argument '--format bfile' cannot be used with '{name}': a b-file holds 'n a(n)' lines and nothing else");
+                }
+            }
+            Some(CountFormat::Text) if a.json => {
+                usage!("the argument '--format text' cannot be used with '--json'");
+            }
+            _ => {}
+        }
+        if a.sequence.is_some() && a.format != Some(CountFormat::Bfile) {
+            usage!("--sequence chooses the sequence of a b-file: add --format bfile");
+        }
         if a.mpi && !cfg!(feature = "mpi") {
             usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`");
         }
@@ -163,7 +184,7 @@ impl CountOptions {
         Ok(CountOptions {
             mode,
             threads,
-            json: a.json,
+            json: a.json || a.format == Some(CountFormat::Json),
             quiet: a.quiet,
         })
     }
