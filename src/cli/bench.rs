@@ -10,11 +10,13 @@
 
 use crate::cli::error::say;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
 
 use clap::Args;
 
+pub mod compare;
 pub mod machine;
 pub mod report;
 
@@ -156,6 +158,11 @@ pub struct BenchArgs {
     /// stderr).
     #[arg(long)]
     pub json: bool,
+    /// Compare two reports of `bench --json` (machine A, machine B) instead of running the
+    /// benchmark: per test the median times and A/B (how many times faster B is), the
+    /// whole workload per thread count, the scores, and the geometric mean of the ratios.
+    #[arg(long, num_args = 2, value_names = ["A.json", "B.json"], conflicts_with_all = ["quick", "heavy", "tiny", "json", "threads", "runs"])]
+    pub compare: Option<Vec<PathBuf>>,
     /// Engine selection (one engine for the whole workload; auto picks by its largest n).
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -284,6 +291,9 @@ fn measure(
 
 /// Runs `bench`.
 pub fn run(a: &BenchArgs) -> Outcome {
+    if let Some([x, y]) = a.compare.as_deref() {
+        return compare::run(x, y);
+    }
     let workload = a.workload();
     let thread_counts = a.thread_counts();
     let machine = Machine::detect();
