@@ -213,6 +213,10 @@ fn a_stop_ends_the_quadrant_plans_build_at_once() {
 fn sigterm_ends_every_command_with_exit_code_130() {
     // Before, only a single count (and merge, verify --bfile) caught SIGTERM: a range
     // count, verify, plan and estimate died of it (exit code 143).
+    if common::stop_signals_ignored_here() {
+        eprintln!("skipped: SIGHUP, SIGINT or SIGTERM is ignored where this test runs");
+        return;
+    }
     for args in [
         &["count", "10..22", "-t", "1", "-q"][..],
         &["count", "10..22", "-t", "1", "--format", "bfile"],
@@ -259,4 +263,30 @@ fn thread_counts_past_the_address_space_are_refused_in_one_line_every_time() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn an_ignored_hangup_stays_ignored() {
+    // `nohup nqueens verify &`: SIGHUP is ignored when the program starts, and a handler
+    // would make it end the run. The command then leaves every signal as it found it.
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' HUP && exec \"$0\" verify --max 22 -t 1")
+        .arg(bin())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    std::thread::sleep(Duration::from_millis(500));
+    let still = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(still, "SIGHUP ended a run that ignored it");
 }

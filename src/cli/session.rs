@@ -64,9 +64,32 @@ pub fn stopped_early() -> ExitCode {
 /// once with code 130, as an interrupted count ends.
 /// They would end it anyway (the default action), but with another code (143 for SIGTERM).
 /// Returns the flag for [`fifo_wait`]; nothing raises it unless a count made it graceful.
+///
+/// Not where SIGINT, SIGTERM or SIGHUP is ignored or caught already when the program
+/// starts (`nohup nqueens verify &` ignores SIGHUP, a background job of a script SIGINT):
+/// the handler would make an ignored signal end the program, so then every signal keeps
+/// its action.
 pub fn quit_on_signal() -> &'static AtomicBool {
-    install();
+    if !stop_signal_taken() {
+        install();
+    }
     &STOP
+}
+
+/// True if SIGINT, SIGTERM or SIGHUP does not have its default action (see
+/// [`quit_on_signal`]).
+fn stop_signal_taken() -> bool {
+    #[cfg(unix)]
+    {
+        let taken = super::animate::signals::not_default();
+        [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+            .into_iter()
+            .any(taken)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 /// Says what a FIFO named on the command line waits for, once it has waited a moment.

@@ -19,7 +19,7 @@
 //! Rows and columns in the log, on screen and in the SVG count from 1, like `--format perm`.
 
 mod hangup;
-mod signals;
+pub(crate) mod signals;
 pub mod svg;
 pub mod terminal;
 
