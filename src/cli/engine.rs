@@ -105,14 +105,8 @@ fn memory_limit(a: &EngineArgs) -> (u64, &'static str) {
     let asked = match a.max_memory {
         Some(m) => (m, "allowed by --max-memory"),
         None => (
-            std::fs::read_to_string("/proc/meminfo")
-                .ok()
-                .and_then(|m| {
-                    m.lines()
-                        .find_map(|l| l.strip_prefix("MemAvailable:"))
-                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                })
-                .map_or(1 << 30, |kb| kb * 1024 / 10 * 8),
+            crate::runner::local::proc_size("/proc/meminfo", "MemAvailable")
+                .map_or(1 << 30, |b| b / 10 * 8),
             "available (80% of free memory; see --max-memory)",
         ),
     };

@@ -48,17 +48,21 @@ pub fn address_space_limit() -> Option<u64> {
     }
 }
 
-/// Bytes of address space this process has mapped now (VmSize of `/proc/self/status`; 0
-/// where there is no such file).
+/// A size in a /proc file of `Name:   value kB` lines (`/proc/meminfo`,
+/// `/proc/self/status`), in bytes; None if the file or the field is not there.
+pub fn proc_size(file: &str, field: &str) -> Option<u64> {
+    std::fs::read_to_string(file).ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    })
+}
+
+/// Bytes of address space this process has mapped now (VmSize; 0 where there is no
+/// `/proc`).
 fn address_space_used() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmSize:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    proc_size("/proc/self/status", "VmSize").unwrap_or(0)
 }
 
 /// The most pool threads the address-space limit admits: their stacks may take a quarter
@@ -245,6 +249,15 @@ pub fn count_plan_with(plan: &UnitPlan, threads: usize, config: &Config) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn proc_sizes_are_read_in_bytes() {
+        let vm = proc_size("/proc/self/status", "VmSize").unwrap();
+        assert!(vm > 1 << 20 && vm.is_multiple_of(1024), "{vm}");
+        assert_eq!(proc_size("/proc/self/status", "NoSuchField"), None);
+        assert_eq!(proc_size("/nonexistent", "VmSize"), None);
+    }
 
     #[test]
     fn batches_shrink_as_units_grow() {
