@@ -22,7 +22,9 @@
 //!
 //! To distribute the work yourself, take the [`UnitPlan`] of n, run its [`Unit`]s where you
 //! like ([`Unit::run`]) and add their results up in a [`Tally`], which checks Burnside's
-//! identities when it finishes (see `examples/distribute.rs`).
+//! identities when it finishes (see `examples/distribute.rs`). The plan of the engine
+//! [`count`] picks is `UnitPlan::with_engine(n, Engine::auto(n))`; [`UnitPlan::new`] is the
+//! backtracking plan.
 //!
 //! The public API is what this page lists; everything else is `pub(crate)`. Inside, the
 //! layers are the engine (pure computation: kernels, symmetry, unit plans, the reference

@@ -313,6 +313,19 @@ fn escape_quits_and_ctrl_c_interrupts() {
     assert_ends(pty, 130, "interrupted: ");
 }
 
+/// Issue 30, 10: with `TERM=dumb` the animation switched to the alternate screen all the
+/// same; such a terminal gets the step log.
+#[test]
+fn a_dumb_terminal_gets_the_step_log() {
+    let Some(pty) = Pty::start("$NQ animate 5 --delay 0", &[("TERM", "dumb")]) else {
+        return;
+    };
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text:?}");
+    assert!(!text.contains(ENTER) && !text.contains("\x1b["), "{text:?}");
+    assert!(text.contains("solution 1: 1 3 5 2 4"), "{text:?}");
+}
+
 #[test]
 fn the_end_of_the_search_restores_the_screen() {
     let Some(pty) = Pty::start("$NQ animate 5 --delay 0", &[]) else {

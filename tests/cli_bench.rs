@@ -372,3 +372,69 @@ fn bench_times_the_thread_counts_in_turn() {
     assert!(two < at("n = 11: run 1 of 2"), "{stderr}");
     assert!(at("n = 12: run 2 of 2") < at("threads = 1 "), "{stderr}");
 }
+
+/// Issue 30: comparing two reports needed `scripts/compare-bench.py` from the repository,
+/// which `cargo install` users do not have. `bench --compare` prints the same tables (the
+/// fixtures are B = A's timings / 2 on 1 thread and / 2.5 on 2 threads).
+#[test]
+fn bench_compare_prints_the_ratios_of_the_fixtures() {
+    let fixture = |name: &str| format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let (a, b) = (fixture("bench-a.json"), fixture("bench-b.json"));
+    let out = nqueens()
+        .args(["bench", "--compare", &a, &b])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |label: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
+        line[label.len()..]
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(row("n=14 threads=1"), ["0.2787", "0.1394", "2.00x"]);
+    assert_eq!(row("n=14 threads=2"), ["0.2280", "0.0912", "2.50x"]);
+    assert_eq!(row("threads=1")[2], "2.00x");
+    assert_eq!(row("threads=2")[2], "2.50x");
+    assert_eq!(row("single-thread"), ["12916.5", "25833.1", "2.00x"]);
+    assert_eq!(row("multi-thread (2/2)"), ["15788.7", "39471.9", "2.50x"]);
+    assert!(
+        text.contains("overall: B is 2.24x as fast as A (geometric mean of 2 test ratios A/B)"),
+        "{text}"
+    );
+    // Not a report, a missing file, a directory, one file only: exit code 2, one line.
+    let cargo_toml = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+    for (args, says) in [
+        (vec![cargo_toml.as_str(), b.as_str()], "cannot read"),
+        (
+            vec!["/nonexistent/a.json", b.as_str()],
+            "cannot read /nonexistent/a.json",
+        ),
+        (vec!["/", b.as_str()], "it is a directory"),
+        (vec![a.as_str()], "2 values required"),
+    ] {
+        let out = nqueens()
+            .args(["bench", "--compare"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Nothing else goes with it.
+    let out = nqueens()
+        .args(["bench", "--quick", "--compare", &a, &b])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

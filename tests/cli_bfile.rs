@@ -194,3 +194,85 @@ fn reads_a_fifo_and_refuses_a_file_too_large() {
     assert!(err.contains("is a directory"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Issue 30: terms above `--max` were all "skipped" (exit code 0), though the program knows
+/// every term to n = 27: a wrong a(18), a(25) or a(26) passed. They are compared with the
+/// known table (and counted only up to --max).
+#[test]
+fn terms_above_max_are_compared_with_the_known_table() {
+    let mut text = String::from("0 1\n");
+    for k in TABLE.iter() {
+        let value = match k.n {
+            18 | 25 | 26 => k.total + 1,
+            _ => k.total,
+        };
+        text.push_str(&format!("{} {value}\n", k.n));
+    }
+    text.push_str("28 1\n65 1\n");
+    let (code, out, err) = verify_text("table", &text, &["--max", "8"]);
+    assert_eq!((code, err.as_str()), (1, ""), "{out}");
+    for n in [18, 25, 26] {
+        let k = TABLE[n - 1].total;
+        assert!(
+            out.contains(&format!(
+                "MISMATCH (line {}): the known value is {k}; not counted: n > --max 8",
+                n + 1
+            )),
+            "n = {n}: {out}"
+        );
+    }
+    assert!(
+        out.contains(&format!(
+            " 27 {:>24}                        -  ok (the known value; not counted: n > --max 8)\n",
+            TABLE[26].total
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            " 28                        1                        -  skipped (n > --max 8)\n"
+        ),
+        "{out}"
+    );
+    // 0..8 counted, 9..27 less three by the table; 28 and 65 skipped.
+    assert!(
+        out.contains("25 ok (16 of them by the known table, not counted), 3 MISMATCH, 2 skipped (raise --max"),
+        "{out}"
+    );
+}
+
+/// Issue 30: rows past n = 64 are beyond the program: no "raise --max" for them.
+#[test]
+fn rows_past_64_alone_do_not_suggest_raising_max() {
+    let (code, out, _) = verify_text("past64", "8 92\n65 1\n70 2\n", &["--max", "10"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("1 ok, 0 MISMATCH, 2 skipped\n"), "{out}");
+    assert!(!out.contains("raise --max"), "{out}");
+}
+
+/// Issue 30: OEIS's b-file of A000170 starts with `0 1`; `count 0..B --format bfile` wrote
+/// nothing (board size 0 refused), so the tool could not write it.
+#[test]
+fn a_bfile_from_zero_starts_with_the_empty_board() {
+    let (code, out, err) = run(&["count", "0..5", "--format", "bfile"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out, "0 1\n1 1\n2 0\n3 0\n4 2\n5 10\n");
+    let (code, out, _) = run(&["count", "0", "--format", "bfile"]);
+    assert_eq!((code, out.as_str()), (0, "0 1\n"));
+    // It verifies as its own b-file.
+    let (code, _, _) = verify_text("zero", "0 1\n1 1\n2 0\n", &[]);
+    assert_eq!(code, 0);
+    // Anywhere else n = 0 is still refused, and A002562 has no n = 0.
+    for (args, says) in [
+        (&["count", "0"][..], "between 1 and 64"),
+        (&["count", "0..5"], "--format bfile"),
+        (
+            &["count", "0..5", "--format", "bfile", "--sequence", "unique"],
+            "A002562 (--sequence unique) starts at n = 1",
+        ),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty() && err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -116,6 +116,14 @@ fn estimate_text_names_the_time_and_memory() {
     ] {
         assert!(text.contains(want), "{want}: {text}");
     }
+    // Units of n = 12 take microseconds: their times are shown in a unit that shows them
+    // (issue 30: "unit time median 0.000 s, p99 0.000 s").
+    let line = text.lines().find(|l| l.contains("unit time")).unwrap();
+    assert!(!line.contains("0.000 s"), "{line}");
+    assert!(
+        line.contains(" µs") || line.contains(" ns") || line.contains(" ms"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -92,8 +92,15 @@ fn the_largest_max_memory_the_help_names_is_accepted() {
 /// Starts the binary with `args`, sends SIGTERM after `after`, and returns how long the
 /// program took to exit after it, with its exit code and stderr.
 fn stop_after(args: &[&str], after: Duration) -> (Duration, Option<i32>, String) {
-    let mut child: Child = Command::new(bin())
-        .args(args)
+    let mut cmd = Command::new(bin());
+    cmd.args(args);
+    stop_command_after(cmd, after)
+}
+
+/// [`stop_after`] for a command made by the caller (one that execs the binary, so that
+/// its process is the one signalled).
+fn stop_command_after(mut cmd: Command, after: Duration) -> (Duration, Option<i32>, String) {
+    let mut child: Child = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -181,4 +188,106 @@ fn a_stop_ends_the_choice_of_a_shards_units_at_once() {
     );
     assert!(err.contains("before any unit ran"), "{err}");
     assert!(!out.exists(), "no shard file is written by a stopped run");
+}
+
+#[test]
+fn a_stop_ends_the_quadrant_plans_build_at_once() {
+    // n = 32 has one frame whose unit prefixes come from 601 million sets E: the stop flag
+    // was read once per frame, so SIGTERM at 0.5 s ran 2.4-3 s more and the run ended
+    // with the plan refused (exit code 2), not 130. Under 4 GB of address space, as the
+    // hostile pass ran it (the plan is refused there once it is made).
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg("ulimit -v 4000000 && exec \"$0\" count 32 --engine quadrant -t 1 -q")
+        .arg(bin());
+    let (took, code, err) = stop_command_after(cmd, Duration::from_millis(500));
+    assert_eq!(code, Some(130), "{err}");
+    assert!(
+        took < Duration::from_secs(1),
+        "took {took:?} to stop: {err}"
+    );
+    assert!(err.contains("before any unit ran"), "{err}");
+}
+
+#[test]
+fn sigterm_ends_every_command_with_exit_code_130() {
+    // Before, only a single count (and merge, verify --bfile) caught SIGTERM: a range
+    // count, verify, plan and estimate died of it (exit code 143).
+    if common::stop_signals_ignored_here() {
+        eprintln!("skipped: SIGHUP, SIGINT or SIGTERM is ignored where this test runs");
+        return;
+    }
+    for args in [
+        &["count", "10..22", "-t", "1", "-q"][..],
+        &["count", "10..22", "-t", "1", "--format", "bfile"],
+        &["verify", "--max", "22", "-t", "1"],
+        &["plan", "27", "--stats"],
+        &["estimate", "22", "-t", "1"],
+    ] {
+        let (_, code, err) = stop_after(args, Duration::from_millis(700));
+        assert_eq!(code, Some(130), "{args:?}: {err}");
+        assert!(err.ends_with("nqueens: interrupted\n"), "{args:?}: {err}");
+    }
+}
+
+/// Runs `args` under `ulimit -v 4000000` (4 GB of address space).
+fn under_4g(args: &str) -> Output {
+    under_address_limit(4_000_000, args)
+}
+
+#[test]
+fn thread_counts_past_the_address_space_are_refused_in_one_line_every_time() {
+    // 4,096 threads of 2 MiB stacks do not fit in 4 GB: the pool was refused by the OS in
+    // most runs, and in some std aborted while a thread mapped its signal stack ("failed to
+    // allocate an alternative stack", exit code 134; 2 of 20 runs of `-t 2000` here). Now
+    // the count is refused before a thread is made, naming the bound, every time.
+    for args in [
+        "count 8 -q -t 4096",
+        "count 8 -q -t 3000",
+        "count 8 -q -t 2000",
+        "estimate 12 -t 2000",
+    ] {
+        for _ in 0..3 {
+            let out = under_4g(args);
+            assert_refused(&out, &["ulimit -v 4000000)", "use at most"]);
+        }
+    }
+    // bench says its workload first.
+    let out = under_4g("bench --tiny -r 1 -t 4096");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.lines().last().unwrap().contains("use at most"), "{err}");
+    // What the bound admits runs.
+    let out = under_4g("count 8 -q -t 300");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_ignored_hangup_stays_ignored() {
+    // `nohup nqueens verify &`: SIGHUP is ignored when the program starts, and a handler
+    // would make it end the run. The command then leaves every signal as it found it.
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' HUP && exec \"$0\" verify --max 22 -t 1")
+        .arg(bin())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    std::thread::sleep(Duration::from_millis(500));
+    let still = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(still, "SIGHUP ended a run that ignored it");
 }

@@ -186,16 +186,22 @@ fn a_count_that_disagrees_with_the_table_says_so_on_stderr() {
 
 #[test]
 fn an_error_says_its_reason_once() {
-    // 400 threads under a 200 MB address space: the OS refuses the thread pool.
-    let o = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 200000 && exec \"$0\" count 14 -t 400 -q")
-        .arg(env!("CARGO_BIN_EXE_nqueens"))
-        .output()
-        .unwrap();
-    assert_one_clean_line(&o, &["cannot start the thread pool"]);
-    let err = stderr(&o);
-    assert_eq!(err.matches("(os error").count(), 1, "{err}");
+    // 400 threads under a 200 MB address space: the OS refused the thread pool ("cannot
+    // start the thread pool: ... (os error 11)"); since issue 30 the pool is refused before
+    // a thread is made (a refused thread could abort the process). `estimate` built its
+    // own pool and said the OS error twice ("... (os error 11): ... (os error 11)").
+    for args in ["count 14 -t 400 -q", "estimate 12 -t 400"] {
+        let o = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v 200000 && exec \"$0\" {args}"))
+            .arg(env!("CARGO_BIN_EXE_nqueens"))
+            .output()
+            .unwrap();
+        assert_one_clean_line(&o, &["cannot start 400 threads"]);
+        let err = stderr(&o);
+        assert_eq!(err.matches("ulimit -v 200000").count(), 1, "{err}");
+        assert_eq!(err.matches("(os error").count(), 0, "{err}");
+    }
 }
 
 /// Only a usage error points to `--help`; a refused file or a failed write says what failed
@@ -225,7 +231,7 @@ fn only_usage_errors_point_to_the_help() {
         .arg(&ck)
         .output()
         .unwrap();
-    assert_one_clean_line(&o, &["single N", "(see 'nqueens --help')"]);
+    assert_one_clean_line(&o, &["single N", "(see 'nqueens count --help')"]);
     assert_eq!(o.status.code(), Some(2));
     // A full disk on standard output names standard output, once.
     if let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") {
@@ -254,4 +260,189 @@ fn a_shard_file_lost_to_a_closed_pipe_is_an_error() {
     let o = with_stdout_closed(&["solutions", "12"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stderr.is_empty(), "{}", stderr(&o));
+}
+
+// Issue 30: a new user's frictions and a fourth hostile pass's messages.
+
+/// Runs `nqueens args` and returns its output.
+fn run(args: &[&str]) -> Output {
+    nqueens().args(args).output().unwrap()
+}
+
+#[test]
+fn clap_errors_keep_their_tips_and_point_to_the_subcommands_help() {
+    // Before: "unexpected argument '--thread' found (see 'nqueens --help')", no tip.
+    let o = run(&["count", "12", "--thread", "2"]);
+    assert_one_clean_line(
+        &o,
+        &[
+            "unexpected argument '--thread'",
+            "a similar argument exists: '--threads'",
+            "(see 'nqueens count --help')",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["count", "12", "--engine", "fast"]);
+    assert_one_clean_line(
+        &o,
+        &[
+            "invalid value 'fast'",
+            "[possible values: auto, quadrant, backtrack]",
+            "(see 'nqueens count --help')",
+        ],
+    );
+    let o = run(&["cuont", "12"]);
+    assert_one_clean_line(
+        &o,
+        &[
+            "unrecognized subcommand 'cuont'",
+            "a similar subcommand exists: 'count'",
+            "(see 'nqueens --help')",
+        ],
+    );
+    // An alias names its subcommand; so does a usage error of our own.
+    assert_one_clean_line(
+        &run(&["list", "8", "--bogus"]),
+        &["(see 'nqueens solutions --help')"],
+    );
+    assert_one_clean_line(
+        &run(&["solutions", "8", "--format", "svg"]),
+        &["draws one board", "(see 'nqueens solutions --help')"],
+    );
+    // The escaping of echoed values holds with the tips kept.
+    assert_one_clean_line(
+        &run(&["count", "8", "--engine", "quad\trant"]),
+        &["quad\\trant", "[possible values"],
+    );
+}
+
+#[test]
+fn negative_values_reach_the_options_own_check() {
+    // Before: "unexpected argument '-1' found" for each.
+    for (args, says) in [
+        (
+            &["estimate", "12", "--budget", "-1"][..],
+            "'-1' is not a time budget",
+        ),
+        (
+            &["estimate", "12", "--budget", "-inf"],
+            "'-inf' is not a time budget",
+        ),
+        (&["estimate", "12", "--seed", "-1"], "'-1' is not a seed"),
+        (
+            &["estimate", "12", "--sample", "-3"],
+            "--sample -3 is too small",
+        ),
+        (
+            &["count", "8", "--max-memory", "-5"],
+            "memory size -5 is negative",
+        ),
+        (&["plan", "-3"], "board size -3 is out of range"),
+        (
+            &["plan", "8", "--stats", "--workers", "-1"],
+            "--workers -1 is invalid",
+        ),
+        (
+            &["animate", "5", "--svg", "x.svg", "--max-frames", "-2"],
+            "'-2' is not a frame count",
+        ),
+    ] {
+        let o = run(args);
+        assert_one_clean_line(&o, &[says]);
+        assert!(!stderr(&o).contains("unexpected argument"), "{args:?}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn bidirectional_controls_are_escaped_like_esc() {
+    // U+202E (right-to-left override) was echoed raw: the terminal showed the rest of the
+    // line reversed.
+    let d = scratch("bidi");
+    let bad = d.join("x\u{202e}gpj").join("c");
+    let o = nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_one_clean_line(&o, &["x\\u{202e}gpj"]);
+    assert!(!stderr(&o).contains('\u{202e}'), "{}", stderr(&o));
+    for args in [
+        vec!["count", "8", "--engine", "a\u{202e}b"],
+        vec!["merge", "s\u{2067}.json"],
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert!(
+            !err.contains('\u{202e}') && !err.contains('\u{2067}'),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("\\u{"), "{args:?}: {err}");
+    }
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_missing_costs_file_says_no_such_file() {
+    // Before: "checkpoint nonexist: entity not found".
+    let o = run(&["plan", "8", "--stats", "--costs", "nonexist"]);
+    assert_one_clean_line(&o, &["nonexist", "no such file"]);
+    assert!(!stderr(&o).contains("entity"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_max_memory_below_one_unit_says_so() {
+    // Before: "its unit plan passed 0 units, more than fit in the 1 B allowed".
+    let o = run(&["count", "8", "--max-memory", "1"]);
+    assert_one_clean_line(
+        &o,
+        &["1 B allowed by --max-memory", "no room for its unit plan"],
+    );
+    assert!(!stderr(&o).contains("passed 0 units"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_absurd_shard_time_is_shown_in_a_few_characters() {
+    // A shard file whose `seconds` is 1e300, its digest recomputed as a forger would: the
+    // refusal printed the number in 301 digits.
+    let d = scratch("seconds");
+    let p = d.join("s.json");
+    let o = nqueens()
+        .args(["count", "8", "-q", "--shard", "0/1", "--out"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+    v["seconds"] = serde_json::json!(1e300);
+    let f = |k: &str| v[k].to_string().trim_matches('"').to_string();
+    let mut text = format!(
+        "{} {} {} {} {} {} {} {}/{} {:?} {}",
+        f("format"),
+        f("format_version"),
+        f("program"),
+        f("n"),
+        f("plan_id"),
+        f("plan_version"),
+        f("plan_units"),
+        f("shard_index"),
+        f("shard_count"),
+        1e300f64.to_bits(),
+        f("threads")
+    );
+    for u in v["units"].as_array().unwrap() {
+        text.push_str(&format!(
+            " {}:{}:{}:{}",
+            u["id"],
+            u["solutions"],
+            u["nodes"],
+            u["check"].as_str().unwrap()
+        ));
+    }
+    v["digest"] = serde_json::json!(format!("{:016x}", common::fnv1a64(text.as_bytes())));
+    fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = nqueens().arg("merge").arg(&p).output().unwrap();
+    assert_one_clean_line(&o, &["seconds 1e300 is out of range"]);
+    assert!(stderr(&o).len() < 200, "{}", stderr(&o));
+    fs::remove_dir_all(d).unwrap();
 }

@@ -496,23 +496,11 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     let bin = assert_cmd::cargo::cargo_bin("nqueens");
     let args = ["count", "8", "--shard", "0/1", "--out"];
     let out = if root {
-        let runuser = Path::new("/usr/sbin/runuser");
-        let runuser = if runuser.exists() {
-            runuser
-        } else {
-            Path::new("/sbin/runuser")
-        };
-        if !runuser.exists() {
+        let Some(mut nobody) = as_nobody() else {
             eprintln!("skipped: running as root without runuser(1) to drop to nobody");
             return;
-        }
-        Command::new(runuser)
-            .args(["-u", "nobody", "--"])
-            .arg(&bin)
-            .args(args)
-            .arg(&theirs)
-            .output()
-            .unwrap()
+        };
+        nobody.args(args).arg(&theirs).output().unwrap()
     } else {
         Command::new(&bin).args(args).arg(&theirs).output().unwrap()
     };
@@ -533,6 +521,23 @@ fn out_refuses_a_file_this_user_may_not_write_and_keeps_it() {
     );
     assert_eq!(entries(&dir), ["theirs.json"], "no temporary file left");
     fs::remove_dir_all(dir).unwrap();
+}
+
+/// The binary run as the user `nobody` (through runuser(1)), when this test runs as root
+/// and runuser is there.
+fn as_nobody() -> Option<Command> {
+    use std::os::unix::fs::MetadataExt;
+    let root = fs::metadata("/proc/self").ok()?.uid() == 0;
+    let runuser = ["/usr/sbin/runuser", "/sbin/runuser"]
+        .into_iter()
+        .map(Path::new)
+        .find(|p| p.exists())?;
+    root.then(|| {
+        let mut c = Command::new(runuser);
+        c.args(["-u", "nobody", "--"])
+            .arg(assert_cmd::cargo::cargo_bin("nqueens"));
+        c
+    })
 }
 
 // Hostile pass, fault 4: a FIFO without its other end. The wait says once what it waits
@@ -826,5 +831,206 @@ fn merge_recheck_accepts_shards_made_with_and_without_the_table() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("666,090,624"), "{out}");
+    fs::remove_dir_all(d).unwrap();
+}
+
+/// Where stderr goes in [`with_broken_stderr`].
+#[derive(Clone, Copy, Debug)]
+enum BrokenStderr {
+    /// A pipe whose reader was closed before the program started: every write is EPIPE.
+    ClosedPipe,
+    /// `/dev/full`: every write is ENOSPC.
+    Full,
+}
+
+/// Runs nqueens with `args`, stdout discarded and stderr `to`, sends SIGTERM after
+/// `term_after` if given, and returns the exit code (None: killed by a signal).
+fn with_broken_stderr(
+    args: &[&str],
+    to: BrokenStderr,
+    term_after: Option<Duration>,
+) -> Option<i32> {
+    let err: Stdio = match to {
+        BrokenStderr::ClosedPipe => {
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            writer.into()
+        }
+        BrokenStderr::Full => fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+            .into(),
+    };
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    if let Some(after) = term_after {
+        std::thread::sleep(after);
+        let sent = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        assert!(sent.unwrap().success());
+    }
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.code();
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("{args:?} still running 30 s later");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 30, 1: `eprintln!` panics when stderr cannot be written, and the release build
+/// aborts (exit code 134; 101 in this test build). Every message is now written without
+/// panicking: the exit code is the run's own.
+#[test]
+fn a_failed_write_to_stderr_never_aborts() {
+    let d = scratch("stderr");
+    let shard = d.join("s.json");
+    let shard = shard.to_str().unwrap();
+    for to in [BrokenStderr::ClosedPipe, BrokenStderr::Full] {
+        // A usage error, a clap error, a refused file: exit code 2.
+        for args in [
+            &["count", "99"][..],
+            &["count", "8", "--thread", "2"],
+            &["count", "1..3", "--checkpoint", shard],
+            &["merge", "/nonexistent/s.json"],
+        ] {
+            assert_eq!(
+                with_broken_stderr(args, to, None),
+                Some(2),
+                "{args:?} {to:?}"
+            );
+        }
+        // A shard written to stdout says its summary on stderr: the file is what matters.
+        assert_eq!(
+            with_broken_stderr(
+                &["count", "12", "-q", "--shard", "0/2", "--out", "-"],
+                to,
+                None
+            ),
+            Some(0),
+            "{to:?}"
+        );
+        assert_eq!(
+            with_broken_stderr(
+                &["count", "12", "-q", "--shard", "0/2", "--out", shard],
+                to,
+                None
+            ),
+            Some(0),
+            "{to:?}"
+        );
+        if common::stop_signals_ignored_here() {
+            eprintln!("skipped the stops: SIGHUP, SIGINT or SIGTERM is ignored here");
+            continue;
+        }
+        // A stopped count says "stopping" and "interrupted" on stderr: exit code 130.
+        assert_eq!(
+            with_broken_stderr(
+                &["count", "19", "-t", "1", "-q", "--engine", "backtrack"],
+                to,
+                Some(Duration::from_millis(500))
+            ),
+            Some(130),
+            "{to:?}"
+        );
+        // A command with nothing to save, stopped: exit code 130.
+        assert_eq!(
+            with_broken_stderr(
+                &["verify", "--max", "22", "-t", "1"],
+                to,
+                Some(Duration::from_millis(500))
+            ),
+            Some(130),
+            "{to:?}"
+        );
+    }
+    fs::remove_dir_all(d).unwrap();
+}
+
+/// Issue 30, 8: as root, `--out` and `--svg` replaced another user's file by one of root's
+/// (the checkpoint already gave a replaced file back to its owner). The replaced file keeps
+/// its owner, group and mode.
+#[test]
+fn a_replaced_file_keeps_its_owner_and_mode() {
+    use std::os::unix::fs::{chown, MetadataExt, PermissionsExt};
+    let d = scratch("owner");
+    if fs::metadata(&d).unwrap().uid() != 0 {
+        eprintln!("skipped: only root can give a file to another user");
+        return;
+    }
+    // nobody's ids: 65534 on Debian and most Linux systems.
+    let (uid, gid) = (65534, 65534);
+    let svg = d.join("owned.svg");
+    let json = d.join("owned.json");
+    for p in [&svg, &json] {
+        fs::write(p, "k").unwrap();
+        chown(p, Some(uid), Some(gid)).unwrap();
+        fs::set_permissions(p, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let o = nqueens()
+        .args(["animate", "6", "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = nqueens()
+        .args(["count", "8", "-q", "--shard", "0/1", "--out"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for p in [&svg, &json] {
+        let m = fs::metadata(p).unwrap();
+        assert!(m.len() > 1, "{} was not replaced", p.display());
+        assert_eq!((m.uid(), m.gid()), (uid, gid), "{}", p.display());
+        assert_eq!(m.permissions().mode() & 0o7777, 0o600, "{}", p.display());
+    }
+    assert_eq!(entries(&d), ["owned.json", "owned.svg"]);
+    fs::remove_dir_all(d).unwrap();
+}
+
+/// Issue 30, 10: `--out ro/f` in a directory this user may not write blamed the file
+/// ("cannot write shard file ro/f: Permission denied"), which does not exist: the
+/// directory is what refused, and the message names it.
+#[test]
+fn out_in_a_read_only_directory_names_the_directory() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let d = scratch("rodir");
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+    let ro = d.join("ro");
+    fs::create_dir(&ro).unwrap();
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
+    let f = ro.join("f");
+    let args = ["count", "8", "-q", "--shard", "0/1", "--out"];
+    let root = fs::metadata(&d).unwrap().uid() == 0;
+    let o = match as_nobody() {
+        Some(mut nobody) => nobody.args(args).arg(&f).output().unwrap(),
+        None if root => {
+            eprintln!("skipped: running as root without runuser(1) to drop to nobody");
+            fs::remove_dir_all(d).unwrap();
+            return;
+        }
+        // This user cannot write a 555 directory either.
+        None => nqueens().args(args).arg(&f).output().unwrap(),
+    };
+    let want = format!(
+        "the directory {} does not let this user create files",
+        ro.display()
+    );
+    assert_refused(&o, &[&want, "ermission denied"]);
+    assert!(!f.exists());
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
     fs::remove_dir_all(d).unwrap();
 }

@@ -247,6 +247,28 @@ fn random_with_a_seed_is_reproducible_and_valid() {
     assert!(drawn.len() > 1, "{drawn:?}");
 }
 
+/// Issue 30: `--random` without `--seed` never said which seed it drew, so the board
+/// could not be drawn again. It says so on stderr (stdout holds only the board).
+#[test]
+fn random_without_a_seed_says_the_seed_it_drew() {
+    let out = nqueens()
+        .args(["solutions", "8", "--random"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let seed = err
+        .split("--seed ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("no seed in {err:?}"));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        stdout_of(&["solutions", "8", "--random", "--seed", seed])
+    );
+}
+
 #[test]
 fn random_json_names_the_drawn_index() {
     let line = stdout_of(&["solutions", "8", "--random", "--seed", "7", "-f", "json"]);

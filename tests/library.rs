@@ -89,6 +89,22 @@ fn a_missing_unit_breaks_an_identity_or_the_table() {
 }
 
 #[test]
+fn a_tally_without_every_unit_is_a_typed_error() {
+    // Issue 30, 9: an empty tally finished as a count of 0.
+    let plan = UnitPlan::new(12);
+    let e = Tally::default().finish(&plan).unwrap_err();
+    assert_eq!(
+        e,
+        nqueens::Error::IncompleteTally {
+            n: 12,
+            added: 0,
+            units: plan.len() as u64
+        }
+    );
+    assert!(e.to_string().contains("exactly once"), "{e}");
+}
+
+#[test]
 fn solutions_and_construct_give_checked_boards() {
     for n in 1..=9u32 {
         let k = known::lookup(n).unwrap();

@@ -6,7 +6,9 @@ use std::str::FromStr;
 
 use crate::{MAX_N, MAX_THREADS};
 
-/// A board size or an inclusive range of sizes: `16` or `10..14`.
+/// A board size or an inclusive range of sizes: `16` or `10..14`. The start may be 0 (the
+/// empty board), which only a b-file lists (`count 0..18 --format bfile` writes OEIS's
+/// first line, `0 1`); `count` refuses it otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SizeRange {
     /// First size.
@@ -96,6 +98,14 @@ pub fn parse_n(s: &str) -> Result<u32, String> {
     }
 }
 
+/// [`parse_n`], or 0 (see [`SizeRange`]).
+fn parse_n_or_0(s: &str) -> Result<u32, String> {
+    match parse_in(s, 0, 0) {
+        Ok(_) => Ok(0),
+        Err(_) => parse_n(s),
+    }
+}
+
 /// The most workers `plan --stats --workers` simulates (each is a heap entry).
 pub const MAX_WORKERS: usize = 1 << 20;
 
@@ -116,6 +126,20 @@ pub fn parse_workers(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses `--seed`: any 64-bit number (clap's own parser says only "invalid digit found in
+/// string", without the range).
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    parse_in(s, 0, i128::from(u64::MAX))
+        .map(|v| v as u64)
+        .map_err(|_| {
+            format!(
+                "'{}' is not a seed: expected a whole number from 0 to {}",
+                shown(s),
+                u64::MAX
+            )
+        })
+}
+
 /// Parses a percentage, 0..=100 (decimals allowed).
 pub fn parse_percent(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -133,7 +157,7 @@ impl FromStr for SizeRange {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.split_once("..") {
             None => {
-                let n = parse_n(s)?;
+                let n = parse_n_or_0(s)?;
                 Ok(SizeRange { start: n, end: n })
             }
             Some((a, b)) => {
@@ -146,7 +170,7 @@ impl FromStr for SizeRange {
                 if b.starts_with('.') {
                     return Err(format!("'{s}' is not a range: write A..B or A..=B"));
                 }
-                let (start, end) = (parse_n(a)?, parse_n(b)?);
+                let (start, end) = (parse_n_or_0(a)?, parse_n(b)?);
                 if start > end {
                     return Err(format!(
                         "range {start}..{end} is reversed: write {end}..{start}"
@@ -193,7 +217,13 @@ mod tests {
             "4..=8".parse::<SizeRange>(),
             Ok(SizeRange { start: 4, end: 8 })
         );
-        assert!("0".parse::<SizeRange>().is_err());
+        // 0 is a b-file's first term: `count` refuses it elsewhere.
+        assert_eq!("0".parse::<SizeRange>(), Ok(SizeRange { start: 0, end: 0 }));
+        assert_eq!(
+            "0..3".parse::<SizeRange>(),
+            Ok(SizeRange { start: 0, end: 3 })
+        );
+        assert!("3..0".parse::<SizeRange>().is_err());
         assert!("65".parse::<SizeRange>().is_err());
         assert!("-3".parse::<SizeRange>().is_err());
         assert!("abc".parse::<SizeRange>().is_err());

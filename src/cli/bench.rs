@@ -8,12 +8,15 @@
 //! results that should not be trusted, `--export-json`-style machine output); the report
 //! types and the text tables live in [`report`], the machine description in [`machine`].
 
+use crate::cli::error::say;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
 
 use clap::Args;
 
+pub mod compare;
 pub mod machine;
 pub mod report;
 
@@ -155,6 +158,11 @@ pub struct BenchArgs {
     /// stderr).
     #[arg(long)]
     pub json: bool,
+    /// Compare two reports of `bench --json` (machine A, machine B) instead of running the
+    /// benchmark: per test the median times and A/B (how many times faster B is), the
+    /// whole workload per thread count, the scores, and the geometric mean of the ratios.
+    #[arg(long, num_args = 2, value_names = ["A.json", "B.json"], conflicts_with_all = ["quick", "heavy", "tiny", "json", "threads", "runs"])]
+    pub compare: Option<Vec<PathBuf>>,
     /// Engine selection (one engine for the whole workload; auto picks by its largest n).
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -259,7 +267,7 @@ fn measure(
             for (threads, _, _, seconds) in &mut done {
                 seconds.push(timed_run(n, *threads)?);
             }
-            eprintln!(
+            say!(
                 "  n = {n}: run {} of {runs} done on every thread count",
                 run + 1
             );
@@ -274,7 +282,7 @@ fn measure(
             let seconds = std::mem::take(seconds);
             let test =
                 TestResult::new(*threads, counts, plan, Sample::of(seconds), workload.repeat);
-            eprintln!("{}", test.progress_line());
+            say!("{}", test.progress_line());
             results.push(test);
         }
     }
@@ -283,6 +291,9 @@ fn measure(
 
 /// Runs `bench`.
 pub fn run(a: &BenchArgs) -> Outcome {
+    if let Some([x, y]) = a.compare.as_deref() {
+        return compare::run(x, y);
+    }
     let workload = a.workload();
     let thread_counts = a.thread_counts();
     let machine = Machine::detect();
@@ -290,13 +301,13 @@ pub fn run(a: &BenchArgs) -> Outcome {
     let most_threads = *thread_counts.iter().max().expect("1 is always measured");
     let engine = a.engine.resolve(largest, most_threads)?.engine;
     let info = WorkloadInfo::new(&workload, engine);
-    eprintln!("{}", info.header_line(a.runs));
+    say!("{}", info.header_line(a.runs));
     let tests = match measure(&workload, engine, &thread_counts, a.runs) {
         Ok(t) => t,
         Err(e) => {
             return match e.downcast_ref::<WrongCount>() {
                 Some(wrong) => {
-                    eprintln!("nqueens: benchmark failed: {wrong}");
+                    say!("nqueens: benchmark failed: {wrong}");
                     Ok(ExitCode::from(1))
                 }
                 None => Err(e),
@@ -305,7 +316,7 @@ pub fn run(a: &BenchArgs) -> Outcome {
     };
     let report = BenchReport::new(info, machine, a.runs, tests);
     for w in &report.warnings {
-        eprintln!("warning: {}", w.message);
+        say!("warning: {}", w.message);
     }
     // Written, not `println!`: a full disk or a closed pipe is an error `main` reports (or a
     // quiet end), never a panic.

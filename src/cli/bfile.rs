@@ -14,6 +14,7 @@
 
 use super::engine::{EngineArgs, EnginePlan};
 use super::options::Sized;
+use crate::cli::error::say;
 use crate::cli::error::Failure;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -90,17 +91,24 @@ impl Sequence {
 /// How `count` prints its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CountFormat {
-    /// The human report (the default; `--json` for JSON lines).
+    /// The human report (the default).
     Text,
+    /// One JSON object per N, as `--json` (`solutions` takes `--format json` too).
+    Json,
     /// An OEIS b-file of `--sequence`: `n a(n)` per line, nothing else.
     Bfile,
 }
 
 /// `count A..B --format bfile`: one `n a(n)` line per n, flushed as each count ends, and
-/// nothing else on stdout. Exit code 1 (after the b-file, with a line on stderr) if a count
-/// disagrees with the known table.
-pub fn print_counts(sizes: &[Sized], seq: Sequence, threads: usize) -> Outcome {
+/// nothing else on stdout; first `0 1` if `zero` (A000170's a(0), the empty board, which
+/// OEIS's own b-file starts with). Exit code 1 (after the b-file, with a line on stderr) if
+/// a count disagrees with the known table.
+pub fn print_counts(sizes: &[Sized], seq: Sequence, zero: bool, threads: usize) -> Outcome {
     let mut out = crate::cli::error::stdout();
+    if zero {
+        writeln!(out, "0 1")?;
+        out.flush()?;
+    }
     let mut failed = false;
     for &Sized { n, chosen } in sizes {
         let c = count_with(n, threads, &chosen)?;
@@ -108,7 +116,7 @@ pub fn print_counts(sizes: &[Sized], seq: Sequence, threads: usize) -> Outcome {
         writeln!(out, "{n} {term}")?;
         out.flush()?;
         if seq.known(u64::from(n)).is_some_and(|k| k != term) {
-            eprintln!(
+            say!(
                 "nqueens: n = {n}: {term} is not the known value of {}",
                 seq.a_number()
             );
@@ -262,8 +270,21 @@ fn wrong_sequence(rows: &[Row], seq: Sequence) -> Option<String> {
     })
 }
 
-/// `verify --bfile FILE`: recounts every term with n <= `max` and reports each row as ok,
+/// The largest n of the known table (27).
+fn known_max() -> u64 {
+    known::TABLE
+        .iter()
+        .map(|k| u64::from(k.n))
+        .max()
+        .unwrap_or(0)
+}
+
+/// `verify --bfile FILE`: recounts every term with n <= `max`, compares the terms above it
+/// that the known table holds (n <= 27) with the table, and reports each row as ok,
 /// MISMATCH or skipped. Exit code 1 on a mismatch, 2 on a malformed file.
+///
+/// Before, terms above `--max` (default 17) were all "skipped": a wrong a(18), a(25) or
+/// a(26) passed with exit code 0 though the program knows every term to n = 27.
 pub fn verify(
     path: &Path,
     seq: Sequence,
@@ -279,11 +300,12 @@ pub fn verify(
     let (first, last) = (rows[0].n, rows[rows.len() - 1].n);
     writeln!(
         out,
-        "b-file {}: {} terms, n = {first}..{last}, checked as {} ({} solutions) up to n = {max}",
+        "b-file {}: {} terms, n = {first}..{last}, checked as {} ({} solutions): counted up to n = {max}, compared with the known table up to n = {}",
         shown::path(path),
         rows.len(),
         seq.a_number(),
-        seq.name()
+        seq.name(),
+        known_max()
     )?;
     if let Some(hint) = wrong_sequence(&rows, seq) {
         writeln!(out, "MISMATCH: {hint}")?;
@@ -291,6 +313,8 @@ pub fn verify(
     }
     writeln!(out, "{:>3} {:>24} {:>24}  status", "n", "b-file", "counted")?;
     let (mut ok, mut bad, mut skipped) = (0, 0, 0);
+    // Rows found ok by the table alone, and skipped rows a larger --max would count.
+    let (mut by_table, mut countable) = (0, 0);
     for r in &rows {
         let counted = match r.n {
             0 => Some(1), // the empty board: one solution, its own class
@@ -300,32 +324,57 @@ pub fn verify(
                 Some(seq.of(&count_with(n, threads, &engine.resolve(n, threads)?)?))
             }
         };
-        let (shown, status) = match counted {
-            None if r.n > u64::from(MAX_N) => {
+        let not_counted = format!("not counted: n > --max {max}");
+        let (shown, status) = match (counted, seq.known(r.n)) {
+            (Some(c), _) if c.to_string() == r.value => {
+                ok += 1;
+                (c.to_string(), "ok".to_string())
+            }
+            (Some(c), _) => {
+                bad += 1;
+                (c.to_string(), format!("MISMATCH (line {})", r.line))
+            }
+            (None, Some(k)) if k.to_string() == r.value => {
+                ok += 1;
+                by_table += 1;
+                (
+                    "-".to_string(),
+                    format!("ok (the known value; {not_counted})"),
+                )
+            }
+            (None, Some(k)) => {
+                bad += 1;
+                (
+                    "-".to_string(),
+                    format!(
+                        "MISMATCH (line {}): the known value is {k}; {not_counted}",
+                        r.line
+                    ),
+                )
+            }
+            (None, None) if r.n > u64::from(MAX_N) => {
                 skipped += 1;
                 (
                     "-".to_string(),
                     format!("skipped (n > {MAX_N}, beyond nqueens)"),
                 )
             }
-            None => {
+            (None, None) => {
                 skipped += 1;
+                countable += 1;
                 ("-".to_string(), format!("skipped (n > --max {max})"))
-            }
-            Some(c) if c.to_string() == r.value => {
-                ok += 1;
-                (c.to_string(), "ok".to_string())
-            }
-            Some(c) => {
-                bad += 1;
-                (c.to_string(), format!("MISMATCH (line {})", r.line))
             }
         };
         writeln!(out, "{:>3} {:>24} {shown:>24}  {status}", r.n, r.value)?;
         out.flush()?;
     }
-    write!(out, "{ok} ok, {bad} MISMATCH, {skipped} skipped")?;
-    if skipped > 0 && max < MAX_N {
+    write!(out, "{ok} ok")?;
+    if by_table > 0 {
+        write!(out, " ({by_table} of them by the known table, not counted)")?;
+    }
+    write!(out, ", {bad} MISMATCH, {skipped} skipped")?;
+    // Only where a larger --max would count something: rows past n = 64 never are.
+    if countable > 0 {
         write!(
             out,
             " (raise --max to count more; each n takes about 7 times as long as the one before)"

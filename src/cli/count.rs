@@ -2,6 +2,7 @@
 //! long counts a progress bar, Ctrl-C/SIGTERM handling, `--checkpoint` (resume), `--shard`
 //! (one part of a split, written as a shard file) and `--mpi` (many ranks, rank 0 schedules).
 
+use crate::cli::error::say;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -64,9 +65,10 @@ pub struct CountArgs {
     /// with --threads = its cores (one quadrant table per node).
     #[arg(long, conflicts_with_all = ["shard", "out"])]
     pub mpi: bool,
-    /// Output format: text (the report; --json for JSON lines) or bfile (an OEIS b-file of
-    /// --sequence: `n a(n)` lines and nothing else).
-    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "checkpoint", "shard", "mpi"])]
+    /// Output format: text (the report), json (as --json) or bfile (an OEIS b-file of
+    /// --sequence: `n a(n)` lines and nothing else; not with --json, --checkpoint, --shard
+    /// or --mpi).
+    #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<CountFormat>,
     /// The sequence of --format bfile: total (A000170, the default) or unique (A002562).
     #[arg(long, value_enum, value_name = "SEQ", requires = "format")]
@@ -161,12 +163,12 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
         }
     );
     if to_stdout {
-        eprintln!("nqueens: {line}");
+        say!("nqueens: {line}");
     } else if let Err(e) = writeln!(std::io::stdout(), "{line}") {
         // The shard file is what matters, and it is written: a full or closed stdout only
         // loses this summary.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("nqueens: warning: cannot write to standard output ({e}); the shard file {} was written", shown::path(path));
+            say!("nqueens: warning: cannot write to standard output ({e}); the shard file {} was written", shown::path(path));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -196,7 +198,7 @@ fn warn_if_long(n: u32, threads: usize, engine: crate::Engine, shard: Option<Sha
         None => (whole, format!("n = {n}")),
     };
     if est > 3600.0 {
-        eprintln!(
+        say!(
             "warning: counting {what} will take roughly {} on {threads} thread(s); Ctrl-C to stop",
             duration(est)
         );
@@ -209,9 +211,13 @@ pub fn run(a: &CountArgs) -> Outcome {
     match &o.mode {
         CountMode::Single(s) => run_single(s, &o),
         CountMode::Mpi(s) => mpi_count(s, &o),
-        CountMode::Bfile(sizes, seq) => {
+        CountMode::Bfile {
+            sizes,
+            sequence,
+            zero,
+        } => {
             warn_range(sizes, o.threads);
-            super::bfile::print_counts(sizes, *seq, o.threads)
+            super::bfile::print_counts(sizes, *sequence, *zero, o.threads)
         }
         CountMode::Range(sizes) => {
             warn_range(sizes, o.threads);
@@ -242,7 +248,7 @@ fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
             // A broken identity is a failed check like a table mismatch: exit code 1.
             Err(e) if is_failed_check(&e) => {
                 out.flush()?;
-                eprintln!("nqueens: {e}");
+                say!("nqueens: {e}");
                 return Ok(ExitCode::from(1));
             }
             Err(e) => return Err(e),
@@ -250,7 +256,7 @@ fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
         let report = CountReport::new(&counts, &plan, secs, threads).with_table(chosen.table_bytes);
         if report.known == KnownCheck::Mismatch {
             failed = true;
-            eprintln!("nqueens: {}", report.mismatch_line());
+            say!("nqueens: {}", report.mismatch_line());
         }
         let row = if o.json {
             serde_json::to_string(&report)?

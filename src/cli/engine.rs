@@ -73,6 +73,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             super::args::shown(s)
         )
     };
+    if let Some(magnitude) = digits.trim().strip_prefix('-') {
+        if !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "memory size {} is negative: give at least a few megabytes, e.g. 64M",
+                super::args::shown(t)
+            ));
+        }
+    }
     let value: u64 = digits.trim().parse().map_err(|_| bad())?;
     let total = value
         .checked_mul(1u64 << shift)
@@ -133,35 +141,17 @@ fn memory_limit(a: &EngineArgs, shared_by: u32) -> (u64, Source) {
     let asked = match a.max_memory {
         Some(m) => (m, Source::MaxMemory),
         None => (
-            std::fs::read_to_string("/proc/meminfo")
-                .ok()
-                .and_then(|m| {
-                    m.lines()
-                        .find_map(|l| l.strip_prefix("MemAvailable:"))
-                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                })
-                .map_or(1 << 30, |kb| kb * 1024 / 10 * 8)
+            crate::runner::local::proc_size("/proc/meminfo", "MemAvailable")
+                .map_or(1 << 30, |b| b / 10 * 8)
                 / u64::from(shared_by.max(1)),
             Source::Available {
                 shared_by: shared_by.max(1),
             },
         ),
     };
-    match address_space_limit() {
+    match crate::runner::local::address_space_limit() {
         Some(limit) if limit / 4 * 3 < asked.0 => (limit / 4 * 3, Source::AddressSpace),
         _ => asked,
-    }
-}
-
-/// The soft address-space limit of this process, if there is one.
-fn address_space_limit() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        rustix::process::getrlimit(rustix::process::Resource::As).current
-    }
-    #[cfg(not(unix))]
-    {
-        None
     }
 }
 
@@ -223,23 +213,30 @@ impl EnginePlan {
     /// One line naming the limit, for a plan that would not fit.
     pub fn plan(&self, n: u32, stop: &AtomicBool) -> anyhow::Result<Option<UnitPlan>> {
         let max_units = units_within(self.plan_budget);
+        let besides = if self.list_bytes + self.table_bytes > 0 {
+            format!(
+                ", besides {} for the engine's table and lists",
+                bytes(self.list_bytes + self.table_bytes)
+            )
+        } else {
+            String::new()
+        };
         match UnitPlan::build(n, self.engine, stop, max_units) {
             Ok(plan) => Ok(Some(plan)),
             Err(crate::Error::Stopped) => Ok(None),
+            // Less than one unit's bytes: "its unit plan passed 0 units" said nothing.
+            Err(crate::Error::PlanTooLarge { units: 0 }) => bail!(
+                "n = {n} with the {} engine: the {} {} leaves no room for its unit plan ({BYTES_PER_UNIT} bytes a unit{besides}): give at least a few megabytes, e.g. --max-memory 64M",
+                self.engine.name(),
+                bytes(self.limit),
+                self.source,
+            ),
             Err(crate::Error::PlanTooLarge { units }) => bail!(
-                "n = {n} with the {} engine: its unit plan passed {} units, more than fit in the {} {} ({BYTES_PER_UNIT} bytes a unit{})",
+                "n = {n} with the {} engine: its unit plan passed {} units, more than fit in the {} {} ({BYTES_PER_UNIT} bytes a unit{besides})",
                 self.engine.name(),
                 grouped(units as u128),
                 bytes(self.limit),
                 self.source,
-                if self.list_bytes + self.table_bytes > 0 {
-                    format!(
-                        ", besides {} for the engine's table and lists",
-                        bytes(self.list_bytes + self.table_bytes)
-                    )
-                } else {
-                    String::new()
-                },
             ),
             Err(e) => Err(e.into()),
         }
@@ -368,7 +365,11 @@ mod tests {
         assert_eq!(parse_size("1000"), Ok(1000));
         assert!(parse_size("0").is_err());
         assert!(parse_size("lots").is_err());
-        assert!(parse_size("-1G").is_err());
+        assert_eq!(
+            parse_size("-5").unwrap_err(),
+            "memory size -5 is negative: give at least a few megabytes, e.g. 64M"
+        );
+        assert!(parse_size("-1G").unwrap_err().contains("negative"));
         assert!(parse_size("2000T").unwrap_err().contains("largest"));
         // The largest allowed value, as the message names it, is accepted.
         assert_eq!(parse_size("1P"), Ok(1 << 50));
@@ -410,6 +411,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("its unit plan passed 8,192 units"), "{e}");
+        // Less than one unit: no "passed 0 units".
+        let one_byte = EngineArgs {
+            engine: EngineChoice::Auto,
+            max_memory: Some(1),
+        };
+        let e = one_byte
+            .resolve(8, 1)
+            .unwrap()
+            .plan(8, &crate::engine::NEVER)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "n = 8 with the backtrack engine: the 1 B allowed by --max-memory leaves no room for its unit plan (128 bytes a unit): give at least a few megabytes, e.g. --max-memory 64M"
+        );
     }
 
     #[test]

@@ -2,17 +2,21 @@
 //! into one line on stderr with its exit code (`cli::error`: 1 a failed check, 2 usage
 //! or input) — never a panic or backtrace. `src/main.rs` calls [`main`] and nothing else.
 
+use crate::cli::error::say;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli;
 use crate::runner::shown;
 
 /// Runs the `nqueens` command with the process's arguments.
 pub fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let parsed = cli::command()
+        .try_get_matches()
+        .and_then(|m| cli::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -27,16 +31,17 @@ pub fn main() -> ExitCode {
                     .get_subcommands()
                     .map(|c| c.get_name().to_string())
                     .collect();
-                eprintln!(
+                say!(
                     "nqueens: a subcommand is required: one of {} (see 'nqueens --help')",
                     names.join(", ")
                 );
                 return ExitCode::from(2);
             }
             _ => {
-                eprintln!(
-                    "nqueens: {} (see 'nqueens --help')",
-                    one_line(&escape_args(&e.to_string()))
+                say!(
+                    "nqueens: {} (see '{}')",
+                    clap_line(&escape_args(&e.to_string())),
+                    help_pointer()
                 );
                 return ExitCode::from(2);
             }
@@ -45,8 +50,54 @@ pub fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(code) => code,
         // The error's kind (cli::error::Failure) decides the exit code and the message.
-        Err(e) => cli::error::report(&e, one_line),
+        Err(e) => cli::error::report(&e, one_line, &help_pointer()),
     }
+}
+
+/// The help a usage error points to: the subcommand's (`nqueens count --help`) when the
+/// command line names one (or its alias), else `nqueens --help`.
+fn help_pointer() -> String {
+    let cmd = cli::Cli::command();
+    std::env::args_os()
+        .skip(1)
+        .find(|a| !a.to_string_lossy().starts_with('-'))
+        .and_then(|a| cmd.find_subcommand(a).map(|s| s.get_name().to_string()))
+        .map_or_else(
+            || "nqueens --help".to_string(),
+            |name| format!("nqueens {name} --help"),
+        )
+}
+
+/// A clap error as one line, keeping what helps: the error, clap's tips ("a similar
+/// argument exists: '--threads'") and the possible values, without the usage line and
+/// clap's pointer to `--help` (the caller points to the subcommand's). Before, only the
+/// first line was kept: `count 12 --thread 2` lost its "did you mean".
+fn clap_line(msg: &str) -> String {
+    let mut lines = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
+    let mut line = without_echo(
+        lines
+            .next()
+            .unwrap_or("error")
+            .trim_start_matches("error:")
+            .trim(),
+    );
+    for l in lines {
+        let joint = if l.starts_with('[') || line.ends_with(':') {
+            " "
+        } else if l.starts_with("tip:") {
+            "; "
+        } else {
+            // One more name of "the following required arguments were not provided:".
+            ", "
+        };
+        line.push_str(joint);
+        line.push_str(l);
+    }
+    line
 }
 
 /// The end of a run whose output could not be written. `nqueens solutions 12 | head` closes
@@ -56,7 +107,7 @@ fn write_failed(io: &std::io::Error) -> ExitCode {
     if io.kind() == std::io::ErrorKind::BrokenPipe {
         return ExitCode::SUCCESS;
     }
-    eprintln!("nqueens: cannot write to standard output: {io}");
+    say!("nqueens: cannot write to standard output: {io}");
     ExitCode::from(2)
 }
 
@@ -83,7 +134,8 @@ fn escape_args(msg: &str) -> String {
     })
 }
 
-/// Clap's messages span several lines (usage, tips); keep the first, without its "error: ".
+/// An error's message as one line: its first line, without an "error: " (clap's
+/// messages are made one line by [`clap_line`]).
 pub(crate) fn one_line(msg: &str) -> String {
     let mut lines = msg.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut first = lines
@@ -113,5 +165,34 @@ fn without_echo(msg: &str) -> String {
             format!("invalid value for '{arg}': {reason}")
         }
         _ => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_errors_keep_their_tips_and_values_on_one_line() {
+        let line = |args: &[&str]| {
+            let e = cli::command().try_get_matches_from(args).unwrap_err();
+            clap_line(&e.to_string())
+        };
+        assert_eq!(
+            line(&["nqueens", "count", "12", "--thread", "2"]),
+            "unexpected argument '--thread' found; tip: a similar argument exists: '--threads'"
+        );
+        assert_eq!(
+            line(&["nqueens", "count", "12", "--engine", "fast"]),
+            "invalid value 'fast' for '--engine <ENGINE>' [possible values: auto, quadrant, backtrack]"
+        );
+        assert_eq!(
+            line(&["nqueens", "cuont"]),
+            "unrecognized subcommand 'cuont'; tip: a similar subcommand exists: 'count'"
+        );
+        assert_eq!(
+            line(&["nqueens", "count"]),
+            "the following required arguments were not provided: <N|A..B>"
+        );
     }
 }

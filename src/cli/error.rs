@@ -7,7 +7,7 @@
 //!
 //! | kind | exit | message |
 //! |---|---|---|
-//! | [`Failure::Usage`] | 2 | the reason, then "(see 'nqueens --help')" |
+//! | [`Failure::Usage`] | 2 | the reason, then "(see 'nqueens count --help')" |
 //! | [`Failure::CheckFailed`], a broken symmetry identity | 1 | the reason |
 //! | [`Failure::Write`] to standard output, closed pipe | 0 | none (`nqueens ... \| head`) |
 //! | [`Failure::Write`], [`Failure::Read`] | 2 | "cannot write/read WHAT: why" |
@@ -67,6 +67,28 @@ macro_rules! usage {
 }
 pub(crate) use usage;
 
+/// Writes one line on standard error, and never panics.
+///
+/// `eprintln!` panics when the write fails (stderr a closed pipe, a full disk, a terminal
+/// that hung up), and the release profile's `panic = "abort"` made that exit code 134 with
+/// the run's own outcome lost. A diagnostic that cannot be written is dropped: there is
+/// nowhere left to say it, and the exit code still tells how the run ended. The line is
+/// formatted first and written with one `write` call, so lines of several threads do not
+/// interleave. Called through [`say!`].
+pub fn say_line(args: fmt::Arguments<'_>) {
+    let line = format!("{args}\n");
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// `eprintln!` that never panics (see [`say_line`]): the only way the command writes to
+/// standard error (clippy's `print_stderr` is denied in `cli`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::error::say_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use say;
+
 /// A usage error (see [`usage!`]).
 pub fn usage_error(why: impl Into<String>) -> anyhow::Error {
     Failure::Usage(why.into()).into()
@@ -117,34 +139,28 @@ fn failure(e: &anyhow::Error) -> Option<&Failure> {
     })
 }
 
-/// Writes "nqueens: LINE" and its newline on stderr in one `write` (`eprintln!` writes its
-/// pieces apart, and under mpirun the lines of two ranks were seen cut into each other), and
-/// ignores a failed write: there is nowhere left to say it.
-pub fn say(line: &str) {
-    let _ = io::stderr().write_all(format!("nqueens: {line}\n").as_bytes());
-}
-
-/// Prints `e` on stderr as the module doc's table says and returns the exit code.
-pub fn report(e: &anyhow::Error, one_line: impl Fn(&str) -> String) -> ExitCode {
+/// Prints `e` on stderr as the module doc's table says and returns the exit code; a usage
+/// error points to `help` (`nqueens count --help`).
+pub fn report(e: &anyhow::Error, one_line: impl Fn(&str) -> String, help: &str) -> ExitCode {
     let broken_pipe = |io: &io::Error| io.kind() == io::ErrorKind::BrokenPipe;
     match failure(e) {
         Some(Failure::Usage(why)) => {
-            say(&format!("{} (see 'nqueens --help')", one_line(why)));
+            say!("nqueens: {} (see '{help}')", one_line(why));
             ExitCode::from(2)
         }
         Some(Failure::CheckFailed(_)) => {
-            say(&one_line(&format!("{e:#}")));
+            say!("nqueens: {}", one_line(&format!("{e:#}")));
             ExitCode::from(1)
         }
         Some(Failure::Write { what, source }) if what == "standard output" => {
             if broken_pipe(source) {
                 return ExitCode::SUCCESS;
             }
-            say(&format!("cannot write to standard output: {source}"));
+            say!("nqueens: cannot write to standard output: {source}");
             ExitCode::from(2)
         }
         _ => {
-            say(&one_line(&format!("{e:#}")));
+            say!("nqueens: {}", one_line(&format!("{e:#}")));
             // A broken symmetry identity is a failed check, like a table mismatch.
             if super::report::is_failed_check(e) {
                 ExitCode::from(1)

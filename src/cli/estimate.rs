@@ -42,7 +42,7 @@ use serde::Serialize;
 
 use super::args::{parse_in, parse_n, parse_threads, shown, Refused};
 use super::engine::{EngineArgs, EngineChoice};
-use super::format::{bytes, duration};
+use super::format::{bytes, duration, fine_duration};
 use super::Outcome;
 use crate::engine::cost;
 use crate::engine::plan::{Engine, Unit, UnitKind};
@@ -79,7 +79,7 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "K", value_parser = parse_sample)]
     pub sample: Option<u32>,
     /// Seed of the random draw: the same seed draws the same units.
-    #[arg(long, value_name = "S", default_value_t = 1)]
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = super::args::parse_seed)]
     pub seed: u64,
     /// Threads that time units at once (1..4096); the projected wall time is for this many
     /// too. Default: all logical cores.
@@ -87,7 +87,7 @@ pub struct EstimateArgs {
     pub threads: Option<usize>,
     /// Seconds of one thread each sampled set's join may take; longer joins are timed on
     /// a share of their pieces. Default: 1.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget, allow_hyphen_values = true)]
     pub budget: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -334,9 +334,7 @@ pub fn run(a: &EstimateArgs) -> Outcome {
     } else {
         Vec::new()
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
+    let pool = crate::runner::local::pool(threads)?;
     // Whole draws of K strata, repeated with the next seeds until the timing has lasted
     // MIN_SAMPLING seconds: at small n one draw times only milliseconds of work, which a
     // single interrupt can double.
@@ -467,9 +465,9 @@ fn print(r: &Report, json: bool) -> anyhow::Result<()> {
     writeln!(
         out,
         "unit time median {}, p99 {}, largest seen {}",
-        duration(r.unit_seconds_p50),
-        duration(r.unit_seconds_p99),
-        duration(r.unit_seconds_max)
+        fine_duration(r.unit_seconds_p50),
+        fine_duration(r.unit_seconds_p99),
+        fine_duration(r.unit_seconds_max)
     )?;
     writeln!(
         out,

@@ -6,6 +6,7 @@
 //! are the same). Anything else is refused, so that a typo does not silently measure the
 //! wrong code.
 
+use crate::cli::error::say;
 use crate::engine::isa::{Isa, BUILT_V3};
 use crate::engine::Config;
 
@@ -27,7 +28,7 @@ pub fn check_env() -> anyhow::Result<()> {
     match std::env::var_os(ENV) {
         None => {}
         Some(v) if v == "auto" => {}
-        Some(v) if v == "baseline" && BUILT_V3 => eprintln!(
+        Some(v) if v == "baseline" && BUILT_V3 => say!(
             "warning: {ENV}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code"
         ),
         Some(v) if v == "baseline" => {}

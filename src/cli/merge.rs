@@ -3,6 +3,7 @@
 //! `--recheck P` it first recomputes a random P% of each file's units and refuses the set if
 //! one differs: the digests catch accidents, not forgery.
 
+use crate::cli::error::say;
 use crate::cli::error::Failure;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -65,7 +66,7 @@ pub fn run(a: &MergeArgs) -> Outcome {
             Err(merge::RecheckError::Differs(why)) => return Err(Failure::CheckFailed(why).into()),
             Err(merge::RecheckError::Failed(e)) => return Err(e.into()),
         };
-        eprintln!("nqueens: rechecked {k} units (--recheck {percent} --seed {seed}): all match");
+        say!("nqueens: rechecked {k} units (--recheck {percent} --seed {seed}): all match");
     }
     let counts = tally.finish(&plan)?;
     // Time and threads of a merged count: the shards' wall times and threads added up.

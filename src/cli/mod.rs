@@ -1,5 +1,10 @@
 //! The command line: clap-derive arguments, turned into engine/runner calls in one place per
 //! subcommand, and formatted output (human text by default, `--json` for machines).
+//!
+//! Nothing here prints with `eprintln!`/`println!` (denied below): they panic when the
+//! stream fails, which the release profile turns into an abort. Standard error is written
+//! with `error::say!`, standard output through `error::stdout()`, whose errors are reported.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
 
 mod animate;
 mod args;
@@ -105,12 +110,36 @@ pub enum Command {
     Plan(plan::PlanArgs),
 }
 
+/// The command line as it is parsed: [`Cli`], where every argument that takes a value also
+/// takes a negative number (`--seed -1`, `--max-memory -5`, `plan -3`), so that the
+/// argument's own parser says which range it wants; clap said "unexpected argument '-1'
+/// found", as if `-1` were an option.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommands(|sub| {
+        sub.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+    })
+}
+
 /// What a subcommand reports back to `main`.
 pub type Outcome = anyhow::Result<ExitCode>;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Outcome {
     kernel::check_env()?;
+    // Ctrl-C, SIGTERM and SIGHUP end every command with exit code 130, as they end an
+    // interrupted count (a range count, verify, plan, estimate ended with 143 on SIGTERM);
+    // a single count then makes the signal graceful (`session::stop_flag`). Not animate:
+    // it restores the terminal on signals of its own.
+    if !matches!(cli.command, Command::Animate(_)) {
+        session::quit_on_signal();
+    }
     match cli.command {
         Command::Count(a) => count::run(&a),
         Command::Verify(a) => verify::run(&a),
@@ -137,5 +166,6 @@ mod tests {
     #[test]
     fn cli_is_valid() {
         Cli::command().debug_assert();
+        command().debug_assert();
     }
 }

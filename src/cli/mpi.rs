@@ -66,7 +66,7 @@ pub fn count(m: &MpiCount, o: &CountOptions) -> Outcome {
     Ok(match run {
         Ok(code) => code,
         Err(e) => {
-            let code = super::error::report(&e, super::entry::one_line);
+            let code = super::error::report(&e, super::entry::one_line, "nqueens count --help");
             if needs_abort(&e) {
                 // The rank that broke the protocol may never answer: end the job.
                 world.abort(2);
@@ -248,12 +248,12 @@ fn build(
         .map_err(|e| super::entry::one_line(&format!("{e:#}")))?
         .ok_or("interrupted while it built the plan")?;
     if let Some(table) = engine.table_bytes(m.n).filter(|_| chosen.table_bytes == 0) {
-        super::error::say(&format!(
-            "warning: rank {rank}: the quadrant table of n = {} ({}) does not fit beside the plan and lists in the {} {source}: this rank searches each set's quadrants instead (the same counts, slower)",
+        super::error::say!(
+            "nqueens: warning: rank {rank}: the quadrant table of n = {} ({}) does not fit beside the plan and lists in the {} {source}: this rank searches each set's quadrants instead (the same counts, slower)",
             m.n,
             bytes(table),
             bytes(limit)
-        ));
+        );
     }
     Ok((plan, chosen))
 }

@@ -17,14 +17,23 @@ use super::error::usage;
 use crate::runner::outfile;
 use crate::runner::schedule::ShardSpec;
 use crate::runner::shown;
+use crate::MAX_N;
 
 /// What `count` does.
 #[derive(Debug)]
 pub enum CountMode {
     /// `count A..B`: a table row or JSON line per n.
     Range(Vec<Sized>),
-    /// `count ... --format bfile`: one b-file term per n, of `sequence`.
-    Bfile(Vec<Sized>, Sequence),
+    /// `count ... --format bfile`: one b-file term per n, of `sequence`; `0 1` first if the
+    /// range starts at 0 (the empty board, A000170's first term).
+    Bfile {
+        /// The sizes counted (from 1).
+        sizes: Vec<Sized>,
+        /// The sequence written.
+        sequence: Sequence,
+        /// The range starts at n = 0.
+        zero: bool,
+    },
     /// `count N`: one report, resumable with a checkpoint, or one shard of the plan.
     Single(Single),
     /// `count N --mpi`: rank 0 schedules over the other ranks.
@@ -86,8 +95,41 @@ impl CountOptions {
     /// n, or a count that would not fit the memory allowed (every n of a range is checked
     /// before anything is printed: `count 1..5 --engine quadrant` is refused whole).
     pub fn from_args(a: &CountArgs) -> anyhow::Result<CountOptions> {
+        // --format json is --json; bfile goes with no other output or long-count option.
+        let other = [
+            ("--json", a.json),
+            ("--checkpoint", a.checkpoint.is_some()),
+            ("--shard", a.shard.is_some()),
+            ("--mpi", a.mpi),
+        ];
+        match a.format {
+            Some(CountFormat::Bfile) => {
+                if let Some((name, _)) = other.iter().find(|(_, given)| *given) {
+                    usage!("the argument '--format bfile' cannot be used with '{name}': a b-file holds 'n a(n)' lines and nothing else");
+                }
+            }
+            Some(CountFormat::Text) if a.json => {
+                usage!("the argument '--format text' cannot be used with '--json'");
+            }
+            _ => {}
+        }
+        if a.sequence.is_some() && a.format != Some(CountFormat::Bfile) {
+            usage!("--sequence chooses the sequence of a b-file: add --format bfile");
+        }
         if a.mpi && !cfg!(feature = "mpi") {
             usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`");
+        }
+        let zero = a.sizes.start == 0;
+        if zero && a.format != Some(CountFormat::Bfile) {
+            usage!(
+                "board size 0 is out of range: n must be between 1 and {MAX_N} (n = 0, the empty board, is only the first term of a b-file: count 0..B --format bfile)"
+            );
+        }
+        if zero && a.sequence == Some(Sequence::Unique) {
+            usage!(
+                "A002562 (--sequence unique) starts at n = 1: its b-file has no n = 0; count 1..{} instead",
+                a.sizes.end.max(1)
+            );
         }
         let single = a.sizes.is_single();
         let long = a.checkpoint.is_some() || a.shard.is_some() || a.mpi;
@@ -126,6 +168,7 @@ impl CountOptions {
         let sizes = a
             .sizes
             .iter()
+            .filter(|&n| n > 0)
             .map(|n| {
                 Ok(Sized {
                     n,
@@ -154,7 +197,11 @@ impl CountOptions {
             }
         };
         let mode = if a.format == Some(CountFormat::Bfile) {
-            CountMode::Bfile(sizes, a.sequence.unwrap_or_default())
+            CountMode::Bfile {
+                sizes,
+                sequence: a.sequence.unwrap_or_default(),
+                zero,
+            }
         } else if single {
             CountMode::Single(long_count(sizes[0]))
         } else {
@@ -163,7 +210,7 @@ impl CountOptions {
         Ok(CountOptions {
             mode,
             threads,
-            json: a.json,
+            json: a.json || a.format == Some(CountFormat::Json),
             quiet: a.quiet,
         })
     }

@@ -121,6 +121,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::print_stderr)] // a test's note, not the command's
     fn writes_into_a_fifo_without_replacing_it() {
         let dir = scratch("fifo");
         let fifo = dir.join("pipe");

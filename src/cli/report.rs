@@ -2,6 +2,7 @@
 //! a table row or a JSON line), its comparison with the known table, and the rough time
 //! estimate behind the long-run warning.
 
+use crate::cli::error::say;
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -268,7 +269,7 @@ pub fn print_single(
         // The report on stdout says it too, but a script that reads only the exit code and
         // stderr (or sends stdout to a file, or closes the pipe early) must see why it
         // failed: exit 1 even when the report could not be written.
-        eprintln!("nqueens: {}", report.mismatch_line());
+        say!("nqueens: {}", report.mismatch_line());
         return Ok(ExitCode::from(1));
     }
     written?;

@@ -3,6 +3,7 @@
 //! resumes), and the message of an interrupted run. Also what a signal does in the commands
 //! that have nothing to save, and how every command waits for a FIFO's other end.
 
+use crate::cli::error::say;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,17 +29,17 @@ fn install() {
             if !GRACEFUL.load(Ordering::SeqCst) {
                 // Nothing watches the flag: end now, as the signal's default action would,
                 // but with the code of an interrupted run.
-                eprintln!("nqueens: interrupted");
+                say!("nqueens: interrupted");
                 std::process::exit(130);
             }
             // A second signal means "now": the checkpoint is consistent after every line.
             if STOP.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
-            eprintln!("nqueens: stopping: units in flight are abandoned (signal again to quit at once)");
+            say!("nqueens: stopping: units in flight are abandoned (signal again to quit at once)");
         });
         if let Err(e) = installed {
-            eprintln!("nqueens: warning: cannot handle Ctrl-C ({e}); an interrupted count keeps its checkpoint but loses units in flight");
+            say!("nqueens: warning: cannot handle Ctrl-C ({e}); an interrupted count keeps its checkpoint but loses units in flight");
         }
     });
 }
@@ -54,22 +55,46 @@ pub fn stop_flag() -> &'static AtomicBool {
 /// The end of a run stopped before any unit ran (while the plan or a shard's units were
 /// being made): exit code 130, as after SIGINT; a checkpoint is left as it was.
 pub fn stopped_early() -> ExitCode {
-    eprintln!("nqueens: interrupted before any unit ran; nothing was changed");
+    say!("nqueens: interrupted before any unit ran; nothing was changed");
     ExitCode::from(130)
 }
 
-/// For commands with nothing to save (`merge`, `verify --bfile`, `animate --svg`): Ctrl-C,
-/// SIGTERM and SIGHUP end the process at once with code 130, as an interrupted count ends.
+/// For commands with nothing to save (every command but a single count and animate on a
+/// terminal; `cli::run` calls it first): Ctrl-C, SIGTERM and SIGHUP end the process at
+/// once with code 130, as an interrupted count ends.
 /// They would end it anyway (the default action), but with another code (143 for SIGTERM).
 /// Returns the flag for [`fifo_wait`]; nothing raises it unless a count made it graceful.
+///
+/// Not where SIGINT, SIGTERM or SIGHUP is ignored or caught already when the program
+/// starts (`nohup nqueens verify &` ignores SIGHUP, a background job of a script SIGINT):
+/// the handler would make an ignored signal end the program, so then every signal keeps
+/// its action.
 pub fn quit_on_signal() -> &'static AtomicBool {
-    install();
+    if !stop_signal_taken() {
+        install();
+    }
     &STOP
+}
+
+/// True if SIGINT, SIGTERM or SIGHUP does not have its default action (see
+/// [`quit_on_signal`]).
+fn stop_signal_taken() -> bool {
+    #[cfg(unix)]
+    {
+        let taken = super::animate::signals::not_default();
+        [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+            .into_iter()
+            .any(taken)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 /// Says what a FIFO named on the command line waits for, once it has waited a moment.
 fn say_waiting(path: &Path, peer: Peer) {
-    eprintln!("nqueens: waiting for {peer} on {}", shown::path(path));
+    say!("nqueens: waiting for {peer} on {}", shown::path(path));
 }
 
 /// How a command opens a FIFO it was given: `stop` ends the wait, which is named on stderr.
@@ -95,14 +120,14 @@ pub fn open(
     };
     let session = session.with_checkpoint(path)?;
     if session.torn() {
-        eprintln!(
+        say!(
             "nqueens: {}: dropped a torn last line (a write cut short); that unit is redone",
             shown::path(path)
         );
     }
     let done = session.done().len();
     if done > 0 {
-        eprintln!(
+        say!(
             "nqueens: resuming from {}: {} of {} units already done",
             shown::path(path),
             grouped(done as u128),
@@ -116,8 +141,8 @@ pub fn open(
 /// reader was interrupted) and how to get it; returns exit code 130.
 pub fn interrupted_output(run: &Run, why: &dyn std::fmt::Display) -> ExitCode {
     match run.checkpoint_path() {
-        Some(p) => eprintln!("nqueens: {why}: the shard file was not written; all its units are saved in {}: run the same command again to write it", shown::path(p)),
-        None => eprintln!("nqueens: {why}: the shard file was not written and nothing was saved (use --checkpoint FILE to keep the units)"),
+        Some(p) => say!("nqueens: {why}: the shard file was not written; all its units are saved in {}: run the same command again to write it", shown::path(p)),
+        None => say!("nqueens: {why}: the shard file was not written and nothing was saved (use --checkpoint FILE to keep the units)"),
     }
     ExitCode::from(130)
 }
@@ -129,8 +154,8 @@ pub fn interrupted(run: &Run) -> ExitCode {
         grouped(run.units.len() as u128),
     );
     match run.checkpoint_path() {
-        Some(p) => eprintln!("nqueens: interrupted: {d} of {t} units are saved in {}; run the same command again to resume", shown::path(p)),
-        None => eprintln!("nqueens: interrupted after {d} of {t} units; nothing was saved (use --checkpoint FILE to make a count resumable)"),
+        Some(p) => say!("nqueens: interrupted: {d} of {t} units are saved in {}; run the same command again to resume", shown::path(p)),
+        None => say!("nqueens: interrupted after {d} of {t} units; nothing was saved (use --checkpoint FILE to make a count resumable)"),
     }
     ExitCode::from(130)
 }

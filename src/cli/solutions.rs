@@ -13,9 +13,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 
-use super::args::{parse_in, parse_n, shown, Refused};
+use super::args::{parse_in, parse_n, parse_seed, shown, Refused};
 use super::render::{parse_format, Format, Renderer};
 use super::Outcome;
+use crate::cli::error::say;
 use crate::Solutions;
 
 /// Largest n for `--random`: it counts the solutions with the fast engine, draws an index
@@ -66,20 +67,6 @@ fn parse_limit(s: &str) -> Result<u64, String> {
             u64::MAX
         )),
     }
-}
-
-/// Parses `--seed`: any 64-bit number (clap's own parser says only "invalid digit found in
-/// string", without the range).
-fn parse_seed(s: &str) -> Result<u64, String> {
-    parse_in(s, 0, i128::from(u64::MAX))
-        .map(|v| v as u64)
-        .map_err(|_| {
-            format!(
-                "'{}' is not a seed: expected a whole number from 0 to {}",
-                shown(s),
-                u64::MAX
-            )
-        })
 }
 
 /// Runs `solutions`.
@@ -142,8 +129,16 @@ fn draw(
         usage!("n = {n} has no solution to draw (solutions exist for n = 1 and n >= 4)");
     }
     let total = u64::try_from(total).expect("n <= 16 has fewer than 2^64 solutions");
-    let seed = seed.unwrap_or_else(fresh_seed);
-    let index = SplitMix64(seed).below(total);
+    let index = match seed {
+        Some(seed) => SplitMix64(seed).below(total),
+        None => {
+            // Said, so that the board can be drawn again (it never was).
+            let seed = fresh_seed();
+            let index = SplitMix64(seed).below(total);
+            say!("nqueens: drew solution {index} of {total} with --seed {seed} (give it to draw the same one again)");
+            index
+        }
+    };
     let k = usize::try_from(index).expect("index below a count that fits in memory-sized walks");
     let perm = solutions
         .nth(k)

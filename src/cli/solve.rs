@@ -1,6 +1,7 @@
 //! `nqueens solve N`: one solution for any board size up to ten million, by the O(n)
 //! construction of `crate::construct`, checked by the O(n) validator before it is printed.
 
+use crate::cli::error::say;
 use crate::cli::error::usage;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
@@ -55,7 +56,7 @@ pub fn run(a: &SolveArgs) -> Outcome {
         usage!("n = {n} has no solution: none exists for n = 2 and n = 3");
     };
     if !is_solution(&perm) {
-        eprintln!("nqueens: the construction for n = {n} is not a valid solution (a bug); nothing printed");
+        say!("nqueens: the construction for n = {n} is not a valid solution (a bug); nothing printed");
         return Ok(ExitCode::from(1));
     }
     let mut out = BufWriter::with_capacity(1 << 16, crate::cli::error::stdout());

@@ -2,6 +2,7 @@
 //! (A000170, A002562, orbit breakdown), Burnside's identities (checked inside every count),
 //! and for n <= 10 the independent reference solver.
 
+use crate::cli::error::say;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,7 +68,7 @@ pub fn run(a: &VerifyArgs) -> Outcome {
         let (burnside, counts) = match timed_count(n, threads, &chosen) {
             Ok((c, _, _)) => ("ok", Some(c)),
             Err(e) if is_failed_check(&e) => {
-                eprintln!("n = {n}: {e}");
+                say!("n = {n}: {e}");
                 ("FAILED", None)
             }
             Err(e) => return Err(e),
@@ -110,7 +111,7 @@ pub fn run(a: &VerifyArgs) -> Outcome {
         writeln!(out, "{bad} of {} rows failed", a.max)?;
         out.flush()?;
         // Said on stderr too, for scripts that keep only the exit code and stderr.
-        eprintln!("nqueens: verify: {bad} of {} rows failed", a.max);
+        say!("nqueens: verify: {bad} of {} rows failed", a.max);
         Ok(ExitCode::from(1))
     } else {
         writeln!(out, "all {} rows ok", a.max)?;

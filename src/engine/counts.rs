@@ -65,6 +65,8 @@ pub struct Tally {
     pub nodes: u128,
     /// Sum of the quadrant units' pairs tested.
     pub pairs: u128,
+    /// How many unit results were added: [`Tally::finish`] wants one per unit of the plan.
+    pub units: u64,
 }
 
 impl Tally {
@@ -81,6 +83,7 @@ impl Tally {
             UnitKind::Quadrant { .. } => self.pairs += u128::from(r.nodes),
             _ => self.nodes += u128::from(r.nodes),
         }
+        self.units += 1;
     }
 
     /// Adds another tally.
@@ -90,6 +93,7 @@ impl Tally {
         self.fixed90 += other.fixed90;
         self.nodes += other.nodes;
         self.pairs += other.pairs;
+        self.units += other.units;
     }
 
     /// Derives unique and the orbit breakdown, checking Burnside's identities.
@@ -99,9 +103,28 @@ impl Tally {
     /// `total - F180` by 8; then `unique = a + p + r = (total + 2·F90 + F180) / 8`.
     ///
     /// # Errors
-    /// [`Error::Inconsistent`] if an identity fails (a bug or corrupted unit results).
+    /// [`Error::IncompleteTally`] unless exactly one result per unit of `plan` was added
+    /// (a tally with units missing is no count, even when its sums pass the identities:
+    /// an empty one gives total 0); [`Error::Inconsistent`] if an identity fails (a bug or
+    /// corrupted unit results).
+    ///
+    /// ```
+    /// use nqueens::{Error, Tally, UnitPlan};
+    /// let plan = UnitPlan::new(8);
+    /// assert_eq!(
+    ///     Tally::default().finish(&plan),
+    ///     Err(Error::IncompleteTally { n: 8, added: 0, units: plan.len() as u64 })
+    /// );
+    /// ```
     pub fn finish(&self, plan: &UnitPlan) -> Result<Counts, Error> {
         let n = plan.n();
+        if self.units != plan.len() as u64 {
+            return Err(Error::IncompleteTally {
+                n,
+                added: self.units,
+                units: plan.len() as u64,
+            });
+        }
         let (total, f180, f90) = (self.total, self.fixed180, self.fixed90);
         if n == 1 {
             // The lone queen is fixed by all 8 symmetries, reflections included: one orbit
@@ -170,6 +193,7 @@ mod tests {
             fixed90: 0,
             nodes: 0,
             pairs: 0,
+            units: plan.len() as u64,
         };
         assert!(matches!(
             t.finish(&plan),
@@ -181,9 +205,35 @@ mod tests {
             fixed90: 0,
             nodes: 0,
             pairs: 0,
+            units: plan.len() as u64,
         }
         .finish(&plan)
         .unwrap();
         assert_eq!((good.unique, good.orbits8, good.orbits4), (12, 11, 1));
+    }
+
+    #[test]
+    fn a_tally_missing_units_or_holding_extra_ones_is_no_count() {
+        let plan = UnitPlan::new(8);
+        // Empty: before, Ok with total 0.
+        assert_eq!(
+            Tally::default().finish(&plan),
+            Err(Error::IncompleteTally {
+                n: 8,
+                added: 0,
+                units: plan.len() as u64
+            })
+        );
+        let mut t = Tally::default();
+        for u in plan.units() {
+            t.add(&u.kind, &u.run(8));
+        }
+        assert_eq!(t.finish(&plan).unwrap().total, 92);
+        let u = &plan.units()[0];
+        t.add(&u.kind, &u.run(8));
+        assert!(matches!(
+            t.finish(&plan),
+            Err(Error::IncompleteTally { added, .. }) if added == plan.len() as u64 + 1
+        ));
     }
 }

@@ -51,6 +51,26 @@ pub enum Error {
         /// Which identity failed, with the numbers.
         detail: String,
     },
+    /// More threads than the address-space limit (`ulimit -v`) leaves room for: their
+    /// stacks may take a quarter of what the process has not mapped yet.
+    ThreadsOverAddressSpace {
+        /// The thread count asked for.
+        threads: usize,
+        /// The most threads that fit.
+        max: usize,
+        /// The address-space limit, bytes.
+        limit: u64,
+    },
+    /// A [`Tally`](crate::Tally) was finished with another number of unit results than
+    /// its plan has units (some missing, or some added twice).
+    IncompleteTally {
+        /// Board size.
+        n: u32,
+        /// Unit results added.
+        added: u64,
+        /// Units in the plan.
+        units: u64,
+    },
     /// The thread pool could not be built.
     ThreadPool(String),
     /// A structure that grows with n could not be allocated (it would not fit the address
@@ -91,6 +111,19 @@ impl fmt::Display for Error {
             Error::Inconsistent { n, detail } => {
                 write!(f, "inconsistent counts for n = {n}: {detail}")
             }
+            Error::ThreadsOverAddressSpace {
+                threads,
+                max,
+                limit,
+            } => write!(
+                f,
+                "cannot start {threads} threads: the address-space limit (ulimit -v {}) leaves room for the stacks of {max}; use at most {max} threads",
+                limit / 1024
+            ),
+            Error::IncompleteTally { n, added, units } => write!(
+                f,
+                "the tally of n = {n} holds {added} unit results, but its plan has {units} units: add each unit's result exactly once"
+            ),
             Error::ThreadPool(e) => write!(f, "cannot start the thread pool: {e}"),
             Error::OutOfMemory { what, bytes } => write!(
                 f,

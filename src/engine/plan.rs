@@ -314,8 +314,21 @@ pub struct UnitPlan {
 }
 
 impl UnitPlan {
-    /// Builds the plan for `n` (1 <= n <= 64; the caller checks the range, e.g. with
-    /// [`crate::check_n`]).
+    /// Builds the **backtracking** plan for `n` ([`Engine::Backtrack`]; 1 <= n <= 64, the
+    /// caller checks the range, e.g. with [`crate::check_n`]).
+    ///
+    /// This is not the plan `nqueens count N` and [`crate::count`] run from n = 12 to 32:
+    /// they pick the engine with [`Engine::auto`], the quadrant engine there, whose plan is
+    /// `UnitPlan::with_engine(n, Engine::auto(n))`. Both plans give the same counts; their
+    /// units, ids and plan ids differ, so a scheduler that hands units to `count --shard`
+    /// or to other machines builds the plan of the engine they run.
+    ///
+    /// ```
+    /// use nqueens::{Engine, UnitPlan};
+    /// assert_eq!(UnitPlan::new(20).len(), 119_330); // backtracking
+    /// let plan = UnitPlan::with_engine(20, Engine::auto(20)); // what `count 20` runs
+    /// assert_eq!((plan.engine(), plan.len()), (Engine::Quadrant, 53_273));
+    /// ```
     ///
     /// Order: border units in ascending `(top, bottom, left, right)` and, within a border, by
     /// the column of the first searched row's queen; then the F180 units by column, then the
@@ -397,7 +410,8 @@ impl UnitPlan {
                     if stopped() {
                         return Err(Error::Stopped);
                     }
-                    for prefix in f.unit_prefixes(n) {
+                    let prefixes = f.unit_prefixes_until(n, stop).ok_or(Error::Stopped)?;
+                    for prefix in prefixes {
                         push(UnitKind::Quadrant {
                             frame: i as u16,
                             prefix,

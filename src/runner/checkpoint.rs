@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::outfile::{follow_links, TempFile};
+use super::outfile::{follow_links, keep_owner_and_mode, TempFile};
 use super::record::{check_value, fnv1a64, parse_u64, read_bounded, Bounded, FileError, Problem};
 use crate::engine::plan::{Engine, UnitPlan, UnitResult};
 
@@ -364,10 +364,7 @@ fn start(path: &Path, head: &str, empty: Option<&fs::Metadata>) -> io::Result<Fi
     file.try_lock().map_err(io::Error::from)?;
     file.write_all(head.as_bytes())?;
     if let Some(m) = empty {
-        file.set_permissions(m.permissions())?;
-        // Root gives the file back to its owner; anyone else owns what it creates already,
-        // so a refused chown is no reason to fail.
-        let _ = std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid()));
+        keep_owner_and_mode(&file, m)?;
     }
     file.sync_all()?;
     match empty {

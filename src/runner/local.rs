@@ -27,11 +27,71 @@ pub fn units_within(bytes: u64) -> usize {
     usize::try_from(bytes / BYTES_PER_UNIT).unwrap_or(usize::MAX)
 }
 
+/// Stack of each pool thread: std's default (2 MiB), set explicitly so that
+/// [`THREAD_BYTES`] holds whatever `RUST_MIN_STACK` says.
+const THREAD_STACK: usize = 2 << 20;
+
+/// Address space one pool thread takes, at most: its stack, the guard page, the signal
+/// stack std maps for every thread when it starts (`SIGSTKSZ` and a guard page) and its
+/// thread-local data, rounded up.
+pub const THREAD_BYTES: u64 = THREAD_STACK as u64 + (256 << 10);
+
+/// The soft address-space limit of this process (`ulimit -v`, RLIMIT_AS), if there is one.
+pub fn address_space_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        rustix::process::getrlimit(rustix::process::Resource::As).current
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// A size in a /proc file of `Name:   value kB` lines (`/proc/meminfo`,
+/// `/proc/self/status`), in bytes; None if the file or the field is not there.
+pub fn proc_size(file: &str, field: &str) -> Option<u64> {
+    std::fs::read_to_string(file).ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    })
+}
+
+/// Bytes of address space this process has mapped now (VmSize; 0 where there is no
+/// `/proc`).
+fn address_space_used() -> u64 {
+    proc_size("/proc/self/status", "VmSize").unwrap_or(0)
+}
+
+/// The most pool threads the address-space limit admits: their stacks may take a quarter
+/// of what the limit leaves unmapped (the rest is the count's: its plan, table and lists
+/// are budgeted from three quarters of the limit). None without a limit.
+///
+/// Why there is a bound: a thread whose stack was mapped maps its signal stack when it
+/// starts, and if that fails std aborts the whole process ("failed to allocate an
+/// alternative stack"), which no error path can catch. Without the bound, `ulimit -v
+/// 4000000; nqueens count 8 -t 4096` usually ended with "cannot start the thread pool",
+/// and aborted in about one run of ten: the threads created before the one refused were
+/// still starting when the address space ran out. Worked number: under `ulimit -v
+/// 4000000` about 430 threads.
+pub fn threads_within_address_space() -> Option<usize> {
+    let limit = address_space_limit()?;
+    let room = limit.saturating_sub(address_space_used()) / 4;
+    Some(usize::try_from(room / THREAD_BYTES).unwrap_or(usize::MAX))
+}
+
 /// Builds a rayon pool with exactly `threads` threads.
+///
+/// The threads are started one after the other, each running before the next is created,
+/// so that a refused thread leaves no thread behind that has yet to map its signal stack
+/// (see [`threads_within_address_space`]).
 ///
 /// # Errors
 /// [`Error::NoThreads`] for 0, [`Error::TooManyThreads`] above
-/// [`MAX_THREADS`](crate::MAX_THREADS), [`Error::ThreadPool`] if the OS refuses threads.
+/// [`MAX_THREADS`](crate::MAX_THREADS), [`Error::ThreadsOverAddressSpace`] above what the
+/// address-space limit admits, [`Error::ThreadPool`] if the OS refuses threads.
 pub fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
         return Err(Error::NoThreads);
@@ -42,8 +102,33 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
             max: crate::MAX_THREADS,
         });
     }
+    if let Some(max) = threads_within_address_space().filter(|&max| threads > max) {
+        return Err(Error::ThreadsOverAddressSpace {
+            threads,
+            max,
+            limit: address_space_limit().unwrap_or(u64::MAX),
+        });
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .stack_size(THREAD_STACK)
+        .spawn_handler(|thread| {
+            let mut b = std::thread::Builder::new();
+            if let Some(name) = thread.name() {
+                b = b.name(name.to_owned());
+            }
+            if let Some(size) = thread.stack_size() {
+                b = b.stack_size(size);
+            }
+            let (started, running) = std::sync::mpsc::sync_channel(1);
+            b.spawn(move || {
+                let _ = started.send(());
+                thread.run();
+            })?;
+            // The thread runs (its signal stack is mapped) before the next one is made.
+            let _ = running.recv();
+            Ok(())
+        })
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))
 }
@@ -164,6 +249,15 @@ pub fn count_plan_with(plan: &UnitPlan, threads: usize, config: &Config) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn proc_sizes_are_read_in_bytes() {
+        let vm = proc_size("/proc/self/status", "VmSize").unwrap();
+        assert!(vm > 1 << 20 && vm.is_multiple_of(1024), "{vm}");
+        assert_eq!(proc_size("/proc/self/status", "NoSuchField"), None);
+        assert_eq!(proc_size("/nonexistent", "VmSize"), None);
+    }
 
     #[test]
     fn batches_shrink_as_units_grow() {

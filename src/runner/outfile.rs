@@ -49,7 +49,7 @@ pub fn write_file(path: &Path, bytes: &[u8], wait: Wait<'_>) -> io::Result<()> {
                     format!("{e}; the file is left as it is"),
                 ));
             }
-            replace_atomically(&target, bytes, Some(m.permissions()))
+            replace_atomically(&target, bytes, Some(&m))
         }
         Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
             let mut f = fifo::open_writer(&target, wait)?;
@@ -155,6 +155,26 @@ impl TempFile {
             match options.clone().create_new(true).open(&path) {
                 Ok(f) => return Ok((f, TempFile { path, armed: true })),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                // The file is made in the directory, so it is the directory that refused
+                // (the message blamed the file, which may not even exist).
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+                {
+                    let dir = match target.parent() {
+                        Some(d) if !d.as_os_str().is_empty() => d,
+                        _ => Path::new("."),
+                    };
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "the directory {} does not let this user create files in it: {e}",
+                            shown::path(dir)
+                        ),
+                    ));
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -183,12 +203,24 @@ impl Drop for TempFile {
     }
 }
 
-/// Writes a new temporary file beside `path`, syncs it and renames it over `path`.
-fn replace_atomically(path: &Path, bytes: &[u8], perms: Option<fs::Permissions>) -> io::Result<()> {
+/// Gives `file`, a new file that will replace the one `old` describes, that file's mode and
+/// (as root) its owner and group, so that replacing a file never changes who may read it.
+/// Anyone else owns what it creates already, so a refused chown is no reason to fail.
+pub(crate) fn keep_owner_and_mode(file: &File, old: &fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    file.set_permissions(old.permissions())?;
+    let _ = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid()));
+    Ok(())
+}
+
+/// Writes a new temporary file beside `path`, syncs it and renames it over `path`; the new
+/// file keeps the mode and owner of `old`, the file it replaces (see
+/// [`keep_owner_and_mode`]).
+fn replace_atomically(path: &Path, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<()> {
     let (mut file, mut tmp) = TempFile::create(path, OpenOptions::new().write(true))?;
     write_synced(&mut file, bytes)?;
-    if let Some(p) = perms {
-        file.set_permissions(p)?;
+    if let Some(m) = old {
+        keep_owner_and_mode(&file, m)?;
     }
     drop(file);
     // Checked when we started, checked again now: a FIFO, device or link put at the path

@@ -111,7 +111,15 @@ impl FileError {
 
     /// An I/O error on the whole file.
     pub fn io(kind: &'static str, path: &Path, e: &std::io::Error) -> FileError {
-        FileError::new(kind, path, Problem::Io(e.kind()), e.to_string())
+        // An error made from a bare kind shows the kind's description: a missing file was
+        // "checkpoint nonexist: entity not found".
+        let reason = match e.kind() {
+            std::io::ErrorKind::NotFound if e.raw_os_error().is_none() && e.get_ref().is_none() => {
+                "no such file".to_string()
+            }
+            _ => e.to_string(),
+        };
+        FileError::new(kind, path, Problem::Io(e.kind()), reason)
     }
 }
 

@@ -161,7 +161,12 @@ impl ShardFile {
         if !f.seconds.is_finite() || f.seconds < 0.0 || f.seconds > 1e12 {
             return Err(corrupt(format!(
                 "seconds {} is out of range: expected a finite time from 0 to 1e12",
-                f.seconds
+                // 1e300 was written out in 301 digits.
+                if f.seconds.abs() < 1e6 {
+                    f.seconds.to_string()
+                } else {
+                    format!("{:e}", f.seconds)
+                }
             )));
         }
         if f.threads == 0 || f.threads > crate::MAX_THREADS {

@@ -7,6 +7,10 @@
 //! - control characters (C0, DEL and C1: newline, tab, ESC, ...) are written as Rust escapes
 //!   (`\n`, `\t`, `\u{1b}`), so the text shows what the name holds and cannot act on the
 //!   terminal; bytes that are not UTF-8 show as U+FFFD;
+//! - so are the invisible characters that change how the rest of a line is shown: the
+//!   bidirectional controls (U+202E, the right-to-left override, makes `gpj.exe` of
+//!   `exe.jpg`), zero-width characters and the line and paragraph separators
+//!   ([`is_hidden`]);
 //! - past [`MAX_SHOWN`] characters the middle is cut, keeping the start and the end (a file
 //!   name is at the end of its path), and the full length is said.
 
@@ -41,22 +45,47 @@ pub fn text(s: &str) -> String {
     escaped(s.chars())
 }
 
-/// Whether `s` would be shown differently from itself (a control character, or too long).
+/// Whether `s` would be shown differently from itself (a control or hidden character, or
+/// too long).
 pub fn needs_care(s: &str) -> bool {
-    s.chars().any(char::is_control) || s.chars().count() > MAX_SHOWN
+    s.chars().any(escapes) || s.chars().count() > MAX_SHOWN
+}
+
+/// An invisible format character that changes how the text around it is shown: the
+/// bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E-U+200F,
+/// U+202A-U+202E, U+2066-U+2069), zero-width characters (U+200B-U+200D, U+2060-U+2064,
+/// U+FEFF), the line and paragraph separators (U+2028, U+2029), the deprecated format
+/// characters U+206A-U+206F and the interlinear annotations (U+FFF9-U+FFFB).
+pub fn is_hidden(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+    )
+}
+
+/// Whether `c` is written as an escape.
+fn escapes(c: char) -> bool {
+    c.is_control() || is_hidden(c)
 }
 
 fn escaped(chars: impl Iterator<Item = char>) -> String {
-    chars
-        .flat_map(|c| {
-            let e: Box<dyn Iterator<Item = char>> = if c.is_control() {
-                Box::new(c.escape_debug())
-            } else {
-                Box::new(std::iter::once(c))
-            };
-            e
-        })
-        .collect()
+    let mut out = String::new();
+    for c in chars {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else if is_hidden(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -91,6 +120,24 @@ mod tests {
             "{s}"
         );
         assert_eq!(value("a\u{1b}b\u{9b}c"), "a\\u{1b}b\\u{9b}c");
+    }
+
+    #[test]
+    fn bidirectional_and_invisible_characters_are_escaped() {
+        // Issue 30, 10: U+202E was echoed raw, and the terminal turned the rest around.
+        assert_eq!(value("x\u{202e}gpj.exe"), "x\\u{202e}gpj.exe");
+        for c in [
+            '\u{200b}', '\u{200f}', '\u{2028}', '\u{2066}', '\u{feff}', '\u{61c}',
+        ] {
+            let s = format!("a{c}b");
+            assert!(needs_care(&s), "{c:?}");
+            assert_eq!(value(&s), format!("a\\u{{{:x}}}b", c as u32));
+        }
+        // Letters of any script, and combining marks, are shown as they are.
+        for s in ["\u{5e9}\u{5dc}\u{5d5}\u{5dd}", "e\u{301}", "\u{1f600}"] {
+            assert_eq!(value(s), s);
+            assert!(!needs_care(s));
+        }
     }
 }
 

@@ -24,3 +24,18 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
+
+/// True if this test process ignores SIGHUP, SIGINT or SIGTERM (`nohup cargo test`, a
+/// background job of a script): the programs it starts inherit that, and the command then
+/// keeps every signal's action, so a test of what SIGTERM does has nothing to test.
+#[allow(dead_code)] // only the tests that send SIGTERM use it
+pub fn stop_signals_ignored_here() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let ignored = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or(0);
+    // Bit s - 1 for signal s: SIGHUP 1, SIGINT 2, SIGTERM 15.
+    [1, 2, 15].iter().any(|s| ignored & (1 << (s - 1)) != 0)
+}

@@ -19,7 +19,7 @@
 //! Rows and columns in the log, on screen and in the SVG count from 1, like `--format perm`.
 
 mod hangup;
-mod signals;
+pub(crate) mod signals;
 pub mod svg;
 pub mod terminal;
 
@@ -178,7 +178,7 @@ pub fn run(a: &AnimateArgs) -> Outcome {
     let steps = Steps::new(a.n)?;
     if let Some(path) = &a.svg {
         svg::run(steps, a, path)
-    } else if io::stdout().is_terminal() {
+    } else if io::stdout().is_terminal() && !dumb_terminal() {
         terminal::run(steps, a)
     } else {
         write_log(
@@ -187,6 +187,13 @@ pub fn run(a: &AnimateArgs) -> Outcome {
             &mut io::BufWriter::new(crate::cli::error::stdout()),
         )
     }
+}
+
+/// True where `TERM=dumb` says the terminal moves no cursor and has no alternate screen
+/// (an Emacs shell buffer, some CI logs): the step log is written there instead of the
+/// animation, whose escape sequences such a terminal would show as text.
+fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
 }
 
 /// Counts one step and describes it as the log writes it: `place 2 4`, `remove 2 4`,

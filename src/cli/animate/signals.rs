@@ -118,7 +118,7 @@ fn catchable() -> Vec<i32> {
 /// `SigCgt` masks of /proc/self/status (bit k - 1 for signal k). Without /proc, SIGPIPE
 /// alone, which Rust's runtime ignores before `main`.
 #[cfg(unix)]
-fn not_default() -> impl Fn(i32) -> bool {
+pub(crate) fn not_default() -> impl Fn(i32) -> bool {
     let mask = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

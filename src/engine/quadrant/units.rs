@@ -12,7 +12,13 @@
 //! sets, about 45 per worker on 1,024 workers; n = 17 has 29 frames of 15 rows, 12 fixed:
 //! 87,226 units. Prefixes whose every set is skipped by symmetry are not units.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::{sets, Frame, Rule};
+
+/// How often listing a frame's unit prefixes reads the stop flag: every 4,096 prefixes or
+/// sets (well under a millisecond).
+const STOP_EVERY: u32 = 1 << 12;
 
 /// Rows fixed by a unit's prefix on even boards up to n = 24.
 pub const EVEN_PREFIX_ROWS: u32 = 17;
@@ -52,41 +58,62 @@ impl Frame {
         rest.into_iter().flatten().map(move |r| prefix | r << p)
     }
 
-    /// The prefixes of this frame's units: those with at least one counted set E.
+    /// The prefixes of this frame's units without a stop flag (the tests).
+    #[cfg(test)]
+    pub fn unit_prefixes(&self, n: u32) -> Vec<u32> {
+        self.unit_prefixes_until(n, &crate::engine::NEVER)
+            .expect("never stopped")
+    }
+
+    /// The prefixes of this frame's units: those with at least one counted set E; None
+    /// once `stop` is raised (read every [`STOP_EVERY`] prefixes or sets: one frame can
+    /// take seconds, n = 32 lists 601 million sets).
     ///
     /// Where prefixes outnumber the sets (n >= 26), the counted sets are listed and their
     /// prefixes kept instead of trying every prefix: the same list, ascending.
-    pub fn unit_prefixes(&self, n: u32) -> Vec<u32> {
+    pub fn unit_prefixes_until(&self, n: u32, stop: &AtomicBool) -> Option<Vec<u32>> {
         let m = self.rows().len() as u32;
         let p = prefix_rows(n, m);
         if p + 4 < m || p <= 20 {
-            self.prefixes_tried(p)
+            self.prefixes_tried(p, stop)
         } else {
-            self.prefixes_of_sets(p)
+            self.prefixes_of_sets(p, stop)
         }
     }
 
     /// The prefixes of `p` rows with a counted set, by trying each of the 2^p.
-    fn prefixes_tried(&self, p: u32) -> Vec<u32> {
-        (0..1u32 << p)
-            .filter(|&prefix| {
-                self.sets_with_prefix(p, prefix)
-                    .any(|e| self.weight(e).0 > 0)
-            })
-            .collect()
+    fn prefixes_tried(&self, p: u32, stop: &AtomicBool) -> Option<Vec<u32>> {
+        let mut v = Vec::new();
+        for prefix in 0..1u32 << p {
+            if prefix % STOP_EVERY == 0 && stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            if self
+                .sets_with_prefix(p, prefix)
+                .any(|e| self.weight(e).0 > 0)
+            {
+                v.push(prefix);
+            }
+        }
+        Some(v)
     }
 
     /// The same list, from the counted sets.
-    fn prefixes_of_sets(&self, p: u32) -> Vec<u32> {
+    fn prefixes_of_sets(&self, p: u32, stop: &AtomicBool) -> Option<Vec<u32>> {
         let m = self.rows().len() as u32;
         let low = if p == 32 { u32::MAX } else { (1u32 << p) - 1 };
-        let mut v: Vec<u32> = sets(m, self.east_queens())
-            .filter(|&e| self.weight(e).0 > 0)
-            .map(|e| e & low)
-            .collect();
+        let mut v: Vec<u32> = Vec::new();
+        for (i, e) in sets(m, self.east_queens()).enumerate() {
+            if i % STOP_EVERY as usize == 0 && stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            if self.weight(e).0 > 0 {
+                v.push(e & low);
+            }
+        }
         v.sort_unstable();
         v.dedup();
-        v
+        Some(v)
     }
 
     /// Estimated cost of a unit: the sum of [`Proxy::set`] over its sets, from at
@@ -324,14 +351,24 @@ mod tests {
     }
 
     #[test]
+    fn a_raised_stop_ends_the_listing_of_prefixes() {
+        let stop = std::sync::atomic::AtomicBool::new(true);
+        let f = &Frame::all(12)[0];
+        let m = f.rows().len() as u32;
+        assert_eq!(f.prefixes_tried(m / 2, &stop), None);
+        assert_eq!(f.prefixes_of_sets(m, &stop), None);
+        assert_eq!(f.unit_prefixes_until(12, &stop), None);
+    }
+
+    #[test]
     fn both_ways_of_listing_prefixes_agree() {
         for n in [10u32, 11, 12, 13] {
             for f in Frame::all(n) {
                 let m = f.rows().len() as u32;
                 for p in [m / 2, m - 2, m] {
                     assert_eq!(
-                        f.prefixes_tried(p),
-                        f.prefixes_of_sets(p),
+                        f.prefixes_tried(p, &crate::engine::NEVER),
+                        f.prefixes_of_sets(p, &crate::engine::NEVER),
                         "n = {n}, p = {p}"
                     );
                 }
