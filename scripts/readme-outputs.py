@@ -32,8 +32,9 @@ What --check masks (on both sides, before comparing line by line):
   - runs of spaces and tabs (columns widen with their numbers), leading/trailing spaces;
   - every number with a fractional part or exponent (times, speeds, rates, percentages,
     scores, sizes like 8.0 MiB, version numbers like 0.1.0), and a k/M/G/T prefix after it;
-  - a time with its unit (12 s, 3 ms, 4.7 days, 2 h, ...; the unit may change with the
-    machine), a rate ending in /s, and a peak memory figure (peak 424.5 MiB);
+  - a time with its unit (12 s, 9 ns, 4.7 days, 2 min 51 s, ...: the unit may change with
+    the machine), a rate ending in /s, a peak memory figure (peak 424.5 MiB) and every
+    percentage;
   - dates (2026-12-03) and clock times (18:52, [00:00:07]);
   - hex identifiers: 16 hex digits (plan ids), 8 or more with a letter and a digit among
     them, and the digest ending a checkpoint record, so a new plan version does not fail
@@ -90,14 +91,19 @@ MASKS = [
     (re.compile(r'"peak_bytes":\s*\d+'), '"peak_bytes":<mem>'),
     (re.compile(r"\bpeak [\d.,]+ ?[KMGT]?i?B\b"), "peak <mem>"),
     # numbers with a fraction or exponent, and a unit prefix after them
-    (re.compile(r"\b\d+(\.\d+)+([eE][-+]?\d+)?\b|\b\d+[eE][-+]?\d+\b"), "<x>"),
+    # (no word boundary after the fraction: "1.84x" is a speed-up)
+    (re.compile(r"\b\d+(\.\d+)+([eE][-+]?\d+)?|\b\d+[eE][-+]?\d+\b"), "<x>"),
     (re.compile(r"<x> ?[kKMGTP](?=\b|pairs|nodes)"), "<x>"),
     # rates and times with their units (integers too: the unit changes with the size)
     (re.compile(r"(<x>|\b\d[\d,]*) ?[kKMGTP]?(pairs|nodes|solutions)?/s\b"), "<rate>"),
     (
-        re.compile(r"(<x>|\b\d[\d,]*) ?(µs|ms|s|min|minutes|h|hours|days|years|CPU-years)\b"),
+        re.compile(r"(<x>|\b\d[\d,]*) ?(ns|µs|ms|s|min|minutes|h|hours|days|years|CPU-years)\b"),
         "<time>",
     ),
+    # "2 min 51 s" is one time, as "21.4 s" is
+    (re.compile(r"<time>( <time>)+"), "<time>"),
+    # whole percentages (a breakdown of where the time went)
+    (re.compile(r"\b\d+%"), "<x>%"),
     # whitespace last: columns widen and narrow with the numbers in them
     (re.compile(r"\s+"), " "),
 ]
