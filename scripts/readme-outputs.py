@@ -169,7 +169,8 @@ def main(argv):
     if not os.access(binary, os.X_OK):
         print(f"readme-outputs: no binary at {binary}: cargo build --release first", file=sys.stderr)
         return 2
-    bindir = os.path.join(tempfile.mkdtemp(prefix="readme-bin-"), "bin")
+    bintemp = tempfile.TemporaryDirectory(prefix="readme-bin-")  # removed at exit
+    bindir = os.path.join(bintemp.name, "bin")
     os.makedirs(bindir)
     os.symlink(binary, os.path.join(bindir, "nqueens"))
     scripts = os.path.abspath(os.path.dirname(__file__))
