@@ -30,7 +30,7 @@
 //! layers are the engine (pure computation: kernels, symmetry, unit plans, the reference
 //! solver), the runner (drives a unit plan on threads, checkpoints, shards) and the command
 //! (`cli`, built with the default `cli` feature, which `src/main.rs` calls); [`architecture`]
-//! is the map of the whole.
+//! is the map of the whole, and [`how_it_works`] explains the counting methods.
 
 // Without the command (`default-features = false`) the runner's file formats, shards,
 // merges and the engine's cost models have no caller: they are the command's. The full
@@ -39,6 +39,13 @@
 
 #[doc = include_str!("architecture.md")]
 pub mod architecture {}
+#[doc = include_str!("how_it_works.md")]
+pub mod how_it_works {}
+
+/// The README's Rust examples, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 pub(crate) mod engine;
 pub(crate) mod runner;
 

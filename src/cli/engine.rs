@@ -2,9 +2,11 @@
 //! take. Shared by `count`, `verify`, `bench` and `plan`.
 //!
 //! The quadrant engine's memory is its quadrant table (64 MB at n = 20 and 21, 550 MB at
-//! n = 22 and 23; none above, where the quadrants are searched per set instead) plus, per
-//! thread, the half-board pattern lists of one set E (about 4 MB at n = 20, growing about
-//! 2.45x per n). A table that does not fit the limit is not built (the engine searches
+//! n = 22 and 23, 5 GB at n = 24 and 25, built there only when a count is long enough for it
+//! to pay, `Engine::table_pays`; none above, where the quadrants are searched per set
+//! instead) plus, per thread, the half-board pattern lists of one set E (about 4 MB at
+//! n = 20, growing about 2.75x per n above it; from n = 26 a set larger than the lists'
+//! budget is counted in parts). A table that does not fit the limit is not built (the engine searches
 //! instead, slower); a count whose lists would not fit is refused before it starts, with
 //! one line, instead of being killed by the OOM killer halfway.
 

@@ -1,5 +1,7 @@
-//! `NQUEENS_KERNEL`: the one environment variable the program reads, turned into the
-//! engine's instruction-set choice here (the engine itself reads no environment).
+//! `NQUEENS_KERNEL`: the one environment variable for users, turned into the engine's
+//! instruction-set choice here (the engine itself reads no environment). The binary reads
+//! two more, test hooks that only the tests set: `NQUEENS_TEST_PANIC_AFTER`
+//! (`cli::animate::terminal`) and `NQUEENS_BENCH_CORRUPT_EXPECTED` (`cli::bench`).
 //!
 //! Unset or `auto`: the best code this CPU runs (x86-64-v3 where it can). `baseline`: the
 //! build's own baseline code, to measure one against the other in one binary (the counts

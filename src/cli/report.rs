@@ -69,7 +69,7 @@ pub struct CountReport {
     pub pairs_per_second: f64,
     /// The engine that computed the total: "quadrant" or "backtrack".
     pub engine: Engine,
-    /// Version of the unit plan (2: backtrack, 3: quadrant).
+    /// Version of the unit plan (2: backtrack, 4: quadrant; `Engine::plan_version`).
     pub plan_version: u32,
     /// Bytes of the quadrant engine's table (its largest allocation; 0 when none was built:
     /// backtracking, or the quadrants were searched).

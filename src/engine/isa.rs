@@ -2,7 +2,7 @@
 //!
 //! `cargo install` and a plain `RUSTFLAGS= cargo build` target the x86-64 baseline of 2003:
 //! no `popcnt`, no BMI (`blsi`, `andn`, the flag-free shifts `shlx`/`shrx`), no AVX2. The
-//! join counts 512 pattern pairs with 8 popcounts, which the baseline does with a dozen
+//! join counts 256 pattern pairs with 4 popcounts, which the baseline does with a dozen
 //! shifts and masks each; the backtracking step lives on `blsi` and variable shifts.
 //! Measured on an AMD EPYC (Zen 3), the quadrant engine took 4-33% longer with baseline
 //! code than with these twins (README, "Portable builds").
@@ -50,7 +50,8 @@
 //! one against the other in one binary; the counts are the same either way.
 //!
 //! Not dispatched: the quadrant search without a table (`Half::place`, recursive, so it
-//! cannot be inlined into a twin; used from n = 24, where the table would pass 550 MB), and
+//! cannot be inlined into a twin; used from n = 26, where no table is built, and at n = 24
+//! and 25 where the 5 GB table does not fit or does not pay, as in small shards), and
 //! the per-join set-up (`key_bits`, `bucket_sort`: one pass over the lists per set E).
 
 /// The instruction set of the hot loops.
@@ -133,7 +134,7 @@ impl Isa {
 
     /// What the hot loops run with when `self` is asked for, and how that came about:
     /// "x86-64-v3 (chosen at run time)" (and ", AVX-512 popcounts in the join" where the
-    /// join's west loop counts with them, [`Isa::runs_avx512_popcount`]), or for a baseline
+    /// join's west loop counts with them, `Isa::runs_avx512_popcount`), or for a baseline
     /// the caller chose where v3 was possible, "baseline (`how`)" (e.g. the environment
     /// variable the caller read).
     pub fn describe(self, how: &str) -> String {

@@ -29,7 +29,7 @@
 //! # Two engines, two plans
 //!
 //! The plan above is the backtracking engine's (plan version 2). The quadrant engine
-//! (`quadrant`, plan version 3) has its own units: one frame (the pre-placed middle queens
+//! (`quadrant`, plan version 4) has its own units: one frame (the pre-placed middle queens
 //! of an odd board) and a prefix of its east rows each, whose solutions arrive already
 //! weighted; its F180 and F90 units are the same searches as above. A plan knows its
 //! [`Engine`]; runners, files and reports see only units.

@@ -5,8 +5,8 @@
 //! # Format (text, one record per line)
 //!
 //! ```text
-//! nqueens-checkpoint 1 n=16 plan=9f0c2d7e5a1b3c44 plan_version=1 units=5127 scope=all program=0.1.0
-//! 17 2604 318551 4/9,10/11 5d0e49b7
+//! nqueens-checkpoint 1 n=16 plan=b7ce34cf89467108 plan_version=4 units=6487 scope=all program=0.1.0
+//! 3232 2480 349596 10/5,0/6 98f495e7
 //! ```
 //!
 //! The header names the board size, the unit plan (its id and version) and the scope (`all`,

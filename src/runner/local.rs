@@ -1,8 +1,9 @@
 //! The local runner: units of a plan on a rayon pool of `threads` threads.
 //!
-//! Units are handed out one at a time (`with_max_len(1)`): a unit is milliseconds of work
-//! or more, so per-unit scheduling costs nothing measurable, and work stealing keeps every
-//! thread busy until the last unit, whatever the spread of unit costs.
+//! Units are handed out in batches of up to 256 (`batch_size`: enough batches for work
+//! stealing, at most about half a second of work each), one batch at a time
+//! (`with_max_len(1)`), so scheduling costs nothing measurable and work stealing keeps every
+//! thread busy until the last batch, whatever the spread of unit costs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

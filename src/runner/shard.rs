@@ -33,7 +33,7 @@ pub struct UnitEntry {
 pub struct ShardFile {
     /// Always "nqueens-shard".
     pub format: String,
-    /// Version of this file format (1).
+    /// Version of this file format ([`FORMAT_VERSION`], 2).
     pub format_version: u32,
     /// Version of the program that wrote it.
     pub program: String,

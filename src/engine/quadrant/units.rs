@@ -7,10 +7,11 @@
 //! E, so the plan counts every solution once.
 //!
 //! `p` is [`EVEN_PREFIX_ROWS`] for even n and [`ODD_PREFIX_ROWS`] for odd n (odd boards
-//! have many frames already), or every row on small boards. Worked numbers: n = 16 has one
-//! unit per counted set E: 6,435 units; n = 20 fixes 17 of 20 rows: 46,252 units of 1 to 3
-//! sets, about 45 per worker on 1,024 workers; n = 17 has 29 frames of 15 rows, 12 fixed:
-//! 87,226 units. Prefixes whose every set is skipped by symmetry are not units.
+//! have many frames already), or every row on small boards. Worked numbers (`nqueens plan N
+//! --stats`, whose totals add the F180/F90 units): n = 16 has one unit per counted set E:
+//! 6,470 units; n = 20 fixes 17 of 20 rows: 53,252 units of 1 to 3 sets, about 52 per
+//! worker on 1,024 workers; n = 17 has 29 frames of 15 rows, 12 fixed: 85,885 units.
+//! Prefixes whose every set is skipped by symmetry are not units.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -34,8 +35,9 @@ pub const ODD_PREFIX_ROWS: u32 = 12;
 /// 1.3 s, n = 25 0.14 s (two middle queens pre-placed), n = 26 about 80 s. So n = 24 keeps
 /// 7 free rows (at most 35 sets, under a minute), n = 25 keeps 11 (at most 462 small
 /// sets, about a minute), n = 26 leaves 2 (at most 2 sets), n = 27 leaves 8 and n = 28
-/// none (one set per unit, about an hour: the largest unit the plan allows without
-/// splitting a set).
+/// none (one set per unit, minutes each: 4 minutes of one core at the median and 23 at p99
+/// by `nqueens estimate 28` on an Intel Xeon model 167; the largest unit the plan allows
+/// without splitting a set).
 pub fn prefix_rows(n: u32, rows: u32) -> u32 {
     let p = match n {
         ..=24 if n.is_multiple_of(2) => EVEN_PREFIX_ROWS,
