@@ -191,14 +191,18 @@ fn quarter_turn_estimate(n: usize) -> f64 {
     half_turn_estimate(n) / 10.0
 }
 
-/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate`
-/// measured them (and whole counts up to 20) on one core of an Intel Xeon (model 207) on
-/// 2026-12-01: the calibration the command line's long-run warning and `plan --stats` share
-/// with `estimate` (which measures the machine it runs on). n = 21 is the geometric mean of
-/// its neighbours; n = 28 is n = 26 times its measured two-step growth from 24 (about
-/// 100x), not a measurement.
+/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate N -t 1`
+/// measured them on one core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
+/// VPOPCNTDQ) on 2026-12-03 (48 units; 12 from n = 26; n = 28 with each thread's lists
+/// sized from the memory, `Config::list_budget`): the one calibration of the command line's
+/// long-run warning and `plan --stats`; `estimate` measures the machine it runs on. On the
+/// Intel Xeon model 167 of the same day the frontier ran 10-25% faster per core. n = 24 and
+/// 25 are without the 5 GB table a whole count builds (4-17% faster with it). The test
+/// `the_time_model_follows_the_measured_time` (tests/cli_frontier.rs, ignored: it times)
+/// fails when the engine gets 2x faster or slower and this table is not refitted.
 const QUADRANT_CPU_SECONDS: [f64; 13] = [
-    0.2, 2.2, 5.2, 58.0, 190.0, 1_384.0, 10_080.0, 74_160.0, 9.0e5, 5.63e6, 9.33e7, 3.78e8, 9.3e9,
+    0.135, 1.98, 3.32, 57.5, 152.0, 1_702.0, 6_361.0, 75_220.0, 4.25e5, 4.58e6, 4.83e7, 2.455e8,
+    4.59e9,
 ];
 
 /// The engines' time and memory models: what a count of n will roughly take, before it

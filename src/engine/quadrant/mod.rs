@@ -66,6 +66,53 @@
 //! reflection fixes it): at n = 17, 29 frames instead of 225. The centre frame is fixed by
 //! every symmetry; there the north–south and east–west mirrors map E to rev(E) and to the
 //! complement, and each class {E, rev E, Ē, rev Ē} is counted once with its size.
+//!
+//! # Where the time goes, per n
+//!
+//! `nqueens estimate N --json` projects each figure below from its sample (its
+//! `breakdown`). One core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
+//! VPOPCNTDQ), `estimate N -t 1` (48 units; 12 from n = 26), 2026-12-03, the other core
+//! busy with a single-threaded job; the symmetry factor and the pairs per found pair by
+//! whole counts (test `symmetry_factor`, n = 14..20), machine-independent:
+//!
+//! | n | half patterns / sort / pair tests | pairs tested a solution | sets counted | east / west patterns a set (mean) | CPU a solution |
+//! |---|---|---|---|---|---|
+//! | 20 | 27 / 26 / 47% | 103 | 9.3e4 | 1.1e4 / 3.6e4 | 3.9 ns |
+//! | 21 | 37 / 23 / 40% | 39 | 4.2e6 | 1.1e4 / 2.3e3 | 5.4 ns |
+//! | 22 | 14 / 19 / 67% | 102 | 3.7e5 | 7.6e4 / 2.2e5 | 2.4 ns |
+//! | 23 | 21 / 28 / 52% | 37 | 2.0e7 | 7.1e4 / 1.3e4 | 3.1 ns |
+//! | 24 | 13 / 13 / 74% | 80 | 1.2e6 | 5.5e5 / 2.0e6 | 1.9 ns |
+//! | 25 | 25 / 24 / 51% | 32 | 8.9e7 | 5.3e5 / 9.4e4 | 2.1 ns |
+//! | 26 | 5 / 6 / 89% | 94 | 4.6e6 | 3.7e6 / 2.1e7 | 2.2 ns |
+//! | 27 | 14 / 16 / 70% | 27 | 3.8e8 | 4.1e6 / 7.9e5 | 1.0 ns |
+//! | 28 | 1 / 2 / 97% | 116 | 1.9e7 | 5.5e7 / 7.4e7 | 1.9 ns |
+//!
+//! Why n = 27 is cheap, and the other odd n are not:
+//!
+//! - *The join.* Odd boards test about a third of the pairs an even board tests per
+//!   solution (27-39 against 80-130). Part of it is symmetry: the factor a count achieves
+//!   (its solutions over the disjoint pairs it finds) is 7.6-7.7 on odd boards (almost every
+//!   frame is an orbit of 8) against 5.9-6.0 on even ones (the north–south mirror on every
+//!   set, the east–west mirror only for west patterns off both long diagonals). The rest is
+//!   the join: odd frames test 161-372 pairs per pair found, even sets 631-792 (n = 14..20).
+//!   (Not measured apart: the pre-placed middle queens take diagonals from both halves, and
+//!   the key diagonals then separate a frame's compatible pairs better.)
+//! - *The halves and the sort.* Odd frames cut the work into many more, smaller sets (a set
+//!   of n = 23 joins 7e4 x 1.3e4 patterns, one of n = 22 7.6e4 x 2.2e5), and each set pays
+//!   its half searches, key and sort once: at n = 21, 23 and 25 those take half the time, so
+//!   the join's advantage is eaten up. Only at n = 27 are the lists long enough (4e6 east
+//!   patterns) for the join to dominate again, and n = 27 gets both.
+//!
+//! n = 28 tests more pairs a solution than n = 26 (116-135 against 94) whether its sets are
+//! joined whole or in parts (same sample, lists of 1 GiB against lists sized from 18 GB:
+//! 135 and 121-134): its keys stop at 16 bits (`join::MAX_KEY_BITS`, u16 keys), so a bucket
+//! holds about 800 east masks where the key rule aims at 64; wider keys are the next lead.
+//!
+//! Tried for even n and not kept (test `long_frames_sampled`): frames from the queens on the
+//! two long diagonals ([`Frame::all_long`], exact): 24%, 14% and 44% more pairs per
+//! solution at n = 20, 22 and 24, and 2.5-3x the time (40x more sets); the earlier attempt
+//! with two middle-column queens was 2x slower at n = 24 for the same reason: pre-placed
+//! queens away from the middle block few shared diagonals, while multiplying the sets.
 
 pub mod half;
 pub mod join;
