@@ -172,6 +172,13 @@ impl Frame {
         }
     }
 
+    /// The pre-placed queens (row, column), for the independent recount's test that it
+    /// finds the same frames.
+    #[cfg(test)]
+    pub fn preplaced(&self) -> &[(u8, u8)] {
+        &self.pre
+    }
+
     /// Rows to fill (the bits of a set E index this list).
     pub fn rows(&self) -> &[u8] {
         &self.rows

@@ -1,0 +1,186 @@
+//! Runs units twice, for `verify N --units K` and `merge --recheck P --independent`: with
+//! the engine ([`crate::engine::exec`]) and with the plain recount
+//! ([`crate::engine::recount`]), each unit on one thread and timed, units spread over a
+//! pool of `threads`.
+//!
+//! Units are chosen here too: [`draw`] picks K of a plan's units with a seeded generator,
+//! among all of them or among the cheapest by the plan's cost estimate (from n = 26 a
+//! random unit takes hours to recount plainly; the cheapest take seconds to minutes).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::local::pool;
+use crate::engine::exec::{prepare_with, run_until_with};
+use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::recount::{recount, Recount};
+use crate::engine::rng::SplitMix64;
+use crate::engine::{cost, Config, Error};
+
+/// One unit counted both ways.
+#[derive(Clone, Copy, Debug)]
+pub struct Compared {
+    /// The unit.
+    pub unit: Unit,
+    /// The engine's result.
+    pub engine: UnitResult,
+    /// Seconds the engine took for it, on one thread.
+    pub engine_seconds: f64,
+    /// The plain recount's result.
+    pub plain: Recount,
+    /// Seconds the plain recount took, on one thread.
+    pub plain_seconds: f64,
+}
+
+impl Compared {
+    /// Whether both ways found the same solutions (the only figure both compute: the
+    /// engine's work figure belongs to its method).
+    pub fn agrees(&self) -> bool {
+        self.engine.solutions == self.plain.solutions
+    }
+}
+
+/// Draws `k` distinct units of `plan` with SplitMix64 seeded by `seed` (a partial
+/// Fisher–Yates shuffle), in the order drawn: among all units, or, with `cheapest` = Some(P),
+/// among the P percent of the units with the lowest cost estimate (at least `k` of them).
+/// None if `stop` was raised while the estimates were made.
+pub fn draw(
+    plan: &UnitPlan,
+    k: usize,
+    seed: u64,
+    cheapest: Option<f64>,
+    stop: &AtomicBool,
+) -> Option<Vec<Unit>> {
+    let mut pool: Vec<Unit> = plan.units().to_vec();
+    if let Some(percent) = cheapest {
+        let costs = cost::estimates_until(plan, stop)?;
+        pool.sort_by_key(|u| (costs[u.id as usize], u.id));
+        let keep = ((pool.len() as f64 * percent / 100.0).ceil() as usize)
+            .clamp(k.min(pool.len()), pool.len());
+        pool.truncate(keep.max(1));
+    }
+    let mut rng = SplitMix64::new(seed);
+    let k = k.min(pool.len());
+    for i in 0..k {
+        let j = i + rng.below((pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    pool.truncate(k);
+    Some(pool)
+}
+
+/// Runs `units` of `plan` on `threads` threads, each unit by the engine under `config` and
+/// by the plain recount, in the order given, telling `on_done` of each as it finishes;
+/// Ok(None) if `stop` was raised first.
+///
+/// # Errors
+/// The thread pool's.
+pub fn compare(
+    plan: &UnitPlan,
+    units: &[Unit],
+    threads: usize,
+    config: &Config,
+    stop: &AtomicBool,
+    on_done: impl Fn(&Compared) + Sync,
+) -> Result<Option<Vec<Compared>>, Error> {
+    let n = plan.n();
+    let pool = pool(threads)?;
+    Ok(pool.install(|| {
+        // The engine's shared context (the quadrant table) is built before any unit is
+        // timed: it is the whole plan's cost, not a unit's.
+        prepare_with(n as usize, units, config, stop)?;
+        units
+            .par_iter()
+            .with_max_len(1)
+            .map(|u| {
+                let start = Instant::now();
+                let engine = run_until_with(n as usize, u, config, stop)?;
+                let engine_seconds = start.elapsed().as_secs_f64();
+                let start = Instant::now();
+                let plain = recount(n, u, stop)?;
+                let c = Compared {
+                    unit: *u,
+                    engine,
+                    engine_seconds,
+                    plain,
+                    plain_seconds: start.elapsed().as_secs_f64(),
+                };
+                on_done(&c);
+                Some(c)
+            })
+            .collect::<Option<Vec<_>>>()
+    }))
+}
+
+/// Recounts `units` of n plainly on `threads` threads, in the order given; Ok(None) if
+/// `stop` was raised first.
+///
+/// # Errors
+/// The thread pool's.
+pub fn recount_all(
+    n: u32,
+    units: &[Unit],
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<Option<Vec<Recount>>, Error> {
+    let pool = pool(threads)?;
+    Ok(pool.install(|| {
+        units
+            .par_iter()
+            .with_max_len(1)
+            .map(|u| match stop.load(Ordering::Relaxed) {
+                true => None,
+                false => recount(n, u, stop),
+            })
+            .collect()
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::plan::Engine;
+    use crate::engine::NEVER;
+
+    #[test]
+    fn a_draw_is_repeatable_distinct_and_within_the_cheapest() {
+        let plan = UnitPlan::with_engine(14, Engine::Quadrant);
+        let a = draw(&plan, 20, 7, None, &NEVER).unwrap();
+        assert_eq!(a, draw(&plan, 20, 7, None, &NEVER).unwrap());
+        assert_ne!(a, draw(&plan, 20, 8, None, &NEVER).unwrap());
+        let mut ids: Vec<u32> = a.iter().map(|u| u.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 20);
+        let costs = cost::estimates(&plan);
+        let mut sorted = costs.clone();
+        sorted.sort_unstable();
+        let cut = sorted[(plan.len() as f64 * 0.05).ceil() as usize - 1];
+        for u in draw(&plan, 20, 7, Some(5.0), &NEVER).unwrap() {
+            assert!(costs[u.id as usize] <= cut, "{u:?}");
+        }
+        // More than the plan has: every unit once.
+        assert_eq!(
+            draw(&plan, usize::MAX, 1, None, &NEVER).unwrap().len(),
+            plan.len()
+        );
+    }
+
+    #[test]
+    fn both_ways_agree_on_drawn_units() {
+        let plan = UnitPlan::with_engine(15, Engine::Quadrant);
+        let units = draw(&plan, 6, 3, None, &NEVER).unwrap();
+        let got = compare(&plan, &units, 2, &Config::default(), &NEVER, |_| {})
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.len(), 6);
+        assert!(got.iter().all(Compared::agrees), "{got:?}");
+        let plain = recount_all(15, &units, 2, &NEVER).unwrap().unwrap();
+        assert_eq!(
+            plain.iter().map(|r| r.solutions).collect::<Vec<_>>(),
+            got.iter().map(|c| c.plain.solutions).collect::<Vec<_>>()
+        );
+    }
+}
