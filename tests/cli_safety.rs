@@ -385,11 +385,13 @@ fn merge_reads_a_pipe_and_refuses_endless_input() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("352"));
-    // A valid start, then far more than any shard of n = 9 can hold.
+    // A valid start, then far more than any shard of n = 9 (with its plan's 352 units)
+    // can hold. (The head must name the plan's units since issue 30: without them a
+    // file is refused after its first 64 KiB, see tests/cli_limits.rs.)
     let o = Command::new("bash")
         .arg("-c")
         .arg(format!(
-            "'{}' merge <(printf '{{\"format\": \"nqueens-shard\", \"n\": 9, '; yes ' ')",
+            "'{}' merge <(printf '{{\"format\": \"nqueens-shard\", \"n\": 9, \"plan_units\": 352, '; yes ' ')",
             bin.display()
         ))
         .output()

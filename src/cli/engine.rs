@@ -93,8 +93,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// of MemAvailable; in either case no more than three quarters of the address-space limit
 /// (`ulimit -v`, RLIMIT_AS), which an allocation cannot pass whatever the machine has (the
 /// other quarter is for the program, its thread stacks and the allocator's arenas).
-fn memory_limit(a: &EngineArgs) -> (u64, &'static str) {
-    let asked = match a.max_memory {
+pub fn memory_limit(max_memory: Option<u64>) -> (u64, &'static str) {
+    let asked = match max_memory {
         Some(m) => (m, "allowed by --max-memory"),
         None => (
             std::fs::read_to_string("/proc/meminfo")
@@ -218,7 +218,7 @@ impl EngineArgs {
     /// One line: the quadrant engine asked for an n it does not count, or a count whose
     /// lists would not fit `--max-memory`.
     pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
-        let (limit, source) = memory_limit(self);
+        let (limit, source) = memory_limit(self.max_memory);
         let lists = Engine::Quadrant
             .list_bytes(n)
             .saturating_mul(threads as u64);

@@ -870,7 +870,6 @@ mod tests {
                 let want = sets(m, f.east_queens()).filter(counted).count();
                 let got: usize = f
                     .unit_prefixes(n)
-                    .into_iter()
                     .map(|prefix| {
                         f.sets_with_prefix(ctx.prefix_rows[i], prefix)
                             .filter(counted)

@@ -52,18 +52,30 @@ impl Frame {
         rest.into_iter().flatten().map(move |r| prefix | r << p)
     }
 
-    /// The prefixes of this frame's units: those with at least one counted set E.
+    /// The prefixes of this frame's units: those with at least one counted set E, ascending.
     ///
     /// Where prefixes outnumber the sets (n >= 26), the counted sets are listed and their
-    /// prefixes kept instead of trying every prefix: the same list, ascending.
-    pub fn unit_prefixes(&self, n: u32) -> Vec<u32> {
+    /// prefixes kept instead of trying every prefix: the same list. Where a prefix fixes
+    /// every row (n >= 28) the prefixes are the counted sets themselves, in the ascending
+    /// order they are made, and are handed out one by one: a list of them all is 160 MB
+    /// at n = 28 and 2.4 GB at n = 32, which a plan built within a small budget (a file
+    /// claiming n = 32 to `merge`) must not allocate before its first unit.
+    pub fn unit_prefixes(&self, n: u32) -> Box<dyn Iterator<Item = u32> + '_> {
         let m = self.rows().len() as u32;
         let p = prefix_rows(n, m);
         if p + 4 < m || p <= 20 {
-            self.prefixes_tried(p)
+            Box::new(self.prefixes_tried(p).into_iter())
+        } else if p == m {
+            Box::new(self.counted_sets())
         } else {
-            self.prefixes_of_sets(p)
+            Box::new(self.prefixes_of_sets(p).into_iter())
         }
+    }
+
+    /// The counted sets, ascending: the prefixes when a prefix fixes every row.
+    fn counted_sets(&self) -> impl Iterator<Item = u32> + '_ {
+        let m = self.rows().len() as u32;
+        sets(m, self.east_queens()).filter(|&e| self.weight(e).0 > 0)
     }
 
     /// The prefixes of `p` rows with a counted set, by trying each of the 2^p.
@@ -319,6 +331,17 @@ mod tests {
                 seen.sort_unstable();
                 let all: Vec<u32> = sets(m, f.east_queens()).collect();
                 assert_eq!(seen, all, "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn prefixes_fixing_every_row_are_the_counted_sets_in_order() {
+        for n in [12u32, 13] {
+            for f in Frame::all(n) {
+                let m = f.rows().len() as u32;
+                assert_eq!(prefix_rows(n, m), m);
+                assert_eq!(f.counted_sets().collect::<Vec<_>>(), f.prefixes_of_sets(m));
             }
         }
     }
