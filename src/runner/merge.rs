@@ -659,3 +659,17 @@ pub fn recheck(
     }
     Ok(sample.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_syntax_writes_runs_as_ranges() {
+        assert_eq!(array_syntax(&[]), "");
+        assert_eq!(array_syntax(&[5]), "5");
+        assert_eq!(array_syntax(&[0, 2, 3, 4, 7]), "0,2-4,7");
+        assert_eq!(array_syntax(&[1, 2, 9, 10, 11, 12]), "1,2,9-12");
+        assert_eq!(array_syntax(&[0, 1, 2, 3]), "0-3");
+    }
+}
