@@ -54,24 +54,9 @@ fn forged(dir: &Path, n: &str, spec: &str, name: &str, forge: usize) -> PathBuf 
         assert!(o.status.success(), "{}", stderr(&o));
     };
     run();
-    let text = fs::read_to_string(&ck).unwrap();
-    let mut lines = text.lines();
-    let mut out = lines.next().unwrap().to_string() + "\n";
-    for (i, l) in lines.enumerate() {
-        let f: Vec<&str> = l.split(' ').collect();
-        let more = u64::from(i < forge);
-        let (s, n): (u64, u64) = (f[1].parse::<u64>().unwrap() + more, f[2].parse().unwrap());
-        let body = format!(
-            "{} {s} {n} {}/{},{}/{}",
-            f[0],
-            s % 13,
-            s % 15,
-            n % 13,
-            n % 15
-        );
-        let digest = common::fnv1a64(body.as_bytes()) as u32;
-        out.push_str(&format!("{body} {digest:08x}\n"));
-    }
+    let out = common::forge_checkpoint(&fs::read_to_string(&ck).unwrap(), |i, s, n| {
+        (s + u64::from(i < forge), n)
+    });
     fs::write(&ck, out).unwrap();
     fs::remove_file(&p).unwrap();
     run();

@@ -417,25 +417,7 @@ fn merge_recheck_catches_a_forged_shard() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     // Forge the checkpoint: every record gets its counts +1 with valid check values.
-    let text = fs::read_to_string(&ck).unwrap();
-    let mut lines = text.lines();
-    let mut forged = lines.next().unwrap().to_string() + "\n";
-    for l in lines {
-        let f: Vec<&str> = l.split(' ').collect();
-        let (s, n): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
-        let body = format!(
-            "{} {} {} {}/{},{}/{}",
-            f[0],
-            s,
-            n + 1,
-            s % 13,
-            s % 15,
-            (n + 1) % 13,
-            (n + 1) % 15
-        );
-        let digest = common::fnv1a64(body.as_bytes()) as u32;
-        forged.push_str(&format!("{body} {digest:08x}\n"));
-    }
+    let forged = common::forge_checkpoint(&fs::read_to_string(&ck).unwrap(), |_, s, n| (s, n + 1));
     fs::write(&ck, forged).unwrap();
     fs::remove_file(&p).unwrap();
     // Resuming the forged checkpoint writes a shard file with valid digests.

@@ -207,7 +207,8 @@ fn print_status(st: &Status, json: bool) -> Outcome {
     if json {
         writeln!(out, "{}", serde_json::to_string(st)?)?;
     } else {
-        let m = st.shard_count;
+        let c = &st.campaign;
+        let m = c.shard_count;
         let list = |v: &[u32]| match v {
             [] => "none".to_string(),
             v => merge::array_syntax(v),
@@ -215,11 +216,11 @@ fn print_status(st: &Status, json: bool) -> Outcome {
         let mut lines = vec![
             format!(
                 "n = {}: plan {} ({} engine, version {}, {} units) in {m} shards",
-                st.n,
-                st.plan_id,
-                st.engine.name(),
-                st.plan_version,
-                grouped(st.plan_units as u128)
+                c.n,
+                c.plan_id,
+                c.engine.name(),
+                c.plan_version,
+                grouped(c.plan_units as u128)
             ),
             format!(
                 "shards     {} valid, {} missing, {} duplicated, {} refused",
@@ -237,11 +238,11 @@ fn print_status(st: &Status, json: bool) -> Outcome {
         for r in &st.refused {
             lines.push(format!("refused    {}: {}", r.file, r.reason));
         }
-        let share = st.units_done as f64 / st.plan_units.max(1) as f64 * 100.0;
+        let share = st.units_done as f64 / c.plan_units.max(1) as f64 * 100.0;
         lines.push(format!(
             "units      {} of {} ({share:.1}%)",
             grouped(st.units_done as u128),
-            grouped(st.plan_units as u128)
+            grouped(c.plan_units as u128)
         ));
         lines.push(format!(
             "cpu        {} so far (each valid shard's wall time x its threads)",

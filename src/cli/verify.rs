@@ -175,10 +175,17 @@ struct UnitCheck {
     engine_solutions: u64,
     /// The plain recount's.
     plain_solutions: u64,
-    /// Seconds the engine took, one thread.
+    /// Queens the plain recount placed (its work; the engine's work figure is of another
+    /// kind and not compared).
+    plain_nodes: u64,
+    /// Wall seconds the engine took, one thread.
     engine_seconds: f64,
-    /// Seconds the plain recount took, one thread.
+    /// Wall seconds the plain recount took, one thread.
     plain_seconds: f64,
+    /// CPU seconds of the engine's thread for the unit.
+    engine_cpu_seconds: f64,
+    /// CPU seconds of the plain recount's thread.
+    plain_cpu_seconds: f64,
     /// Both found the same solutions.
     agree: bool,
 }
@@ -221,8 +228,11 @@ fn unit_check(c: &Compared) -> UnitCheck {
         sets,
         engine_solutions: c.engine.solutions,
         plain_solutions: c.plain.solutions,
-        engine_seconds: c.engine_seconds,
-        plain_seconds: c.plain_seconds,
+        plain_nodes: c.plain.nodes,
+        engine_seconds: c.engine_time.wall,
+        plain_seconds: c.plain_time.wall,
+        engine_cpu_seconds: c.engine_time.cpu,
+        plain_cpu_seconds: c.plain_time.cpu,
         agree: c.agrees(),
     }
 }
@@ -230,7 +240,7 @@ fn unit_check(c: &Compared) -> UnitCheck {
 fn unit_line(u: &UnitCheck) -> String {
     let opt = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
     format!(
-        "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>9.3} {:>9.3}  {}",
+        "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
         u.id,
         u.kind,
         opt(u.frame.map(u64::from)),
@@ -238,8 +248,8 @@ fn unit_line(u: &UnitCheck) -> String {
         opt(u.sets.map(u64::from)),
         grouped(u128::from(u.engine_solutions)),
         grouped(u128::from(u.plain_solutions)),
-        u.engine_seconds,
-        u.plain_seconds,
+        u.engine_cpu_seconds,
+        u.plain_cpu_seconds,
         if u.agree { "ok" } else { "DIFFERS" }
     )
 }
@@ -282,7 +292,7 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
         )?;
         writeln!(
             out,
-            "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>9} {:>9}  status",
+            "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>10} {:>10}  status",
             "unit",
             "kind",
             "frame",
@@ -290,8 +300,8 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
             "sets",
             "engine solutions",
             "plain solutions",
-            "engine s",
-            "plain s"
+            "engine cpu",
+            "plain cpu"
         )?;
         out.flush()?;
     }
@@ -332,13 +342,15 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
         let mean = |f: fn(&Compared) -> f64| {
             compared.iter().map(f).sum::<f64>() / compared.len().max(1) as f64
         };
+        let (engine, plain) = (mean(|c| c.engine_time.cpu), mean(|c| c.plain_time.cpu));
         writeln!(
             out,
-            "{} of {} units agree; mean time a unit on one thread: engine {}, plain recount {}",
+            "{} of {} units agree; mean CPU time a unit: engine {}, plain recount {} ({:.0}x)",
             compared.len() - differing.len(),
             compared.len(),
-            duration(mean(|c| c.engine_seconds)),
-            duration(mean(|c| c.plain_seconds))
+            duration(engine),
+            duration(plain),
+            plain / engine.max(1e-9)
         )?;
     }
     out.flush()?;

@@ -162,7 +162,7 @@ impl PlainFrame {
             (4..=32).contains(&n),
             "quadrant units exist for n = 4..=32, not {n}"
         );
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             return vec![PlainFrame::new(n, vec![], Weighing::Even)];
         }
         let h = n / 2;
@@ -216,7 +216,7 @@ impl PlainFrame {
             26 => m - 2,
             27 => m - 8,
             28.. => m,
-            _ if n % 2 == 0 => 17,
+            _ if n.is_multiple_of(2) => 17,
             _ => 12,
         };
         p.min(m)

@@ -20,7 +20,7 @@ use crate::engine::rng::SplitMix64;
 use crate::Error;
 
 /// What every shard file of one split shares, read from a file's fields.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Campaign {
     /// Board size.
     pub n: u32,
@@ -270,18 +270,9 @@ pub struct Duplicate {
 /// What a campaign's shard files cover so far (`merge --status`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Status {
-    /// Board size.
-    pub n: u32,
-    /// The engine of the plan.
-    pub engine: Engine,
-    /// Plan id (hex).
-    pub plan_id: String,
-    /// Plan version.
-    pub plan_version: u32,
-    /// Units of the whole plan.
-    pub plan_units: usize,
-    /// Shards of the split (M).
-    pub shard_count: u32,
+    /// n, the plan and the split (as fields of the status itself).
+    #[serde(flatten)]
+    pub campaign: Campaign,
     /// Shard indices with a valid file, ascending.
     pub valid: Vec<u32>,
     /// Shard indices with no valid file, ascending.
@@ -445,12 +436,7 @@ pub fn status(
         .filter(|&k| counted[k as usize].is_none())
         .collect();
     Ok(Status {
-        n: campaign.n,
-        engine: campaign.engine,
-        plan_id: campaign.plan_id,
-        plan_version: campaign.plan_version,
-        plan_units: campaign.plan_units,
-        shard_count: campaign.shard_count,
+        campaign,
         valid,
         missing,
         duplicated,

@@ -1,7 +1,7 @@
 //! Runs units twice, for `verify N --units K` and `merge --recheck P --independent`: with
 //! the engine ([`crate::engine::exec`]) and with the plain recount
-//! ([`crate::engine::recount`]), each unit on one thread and timed, units spread over a
-//! pool of `threads`.
+//! ([`crate::engine::recount`]), each unit on one thread and timed (wall and the thread's
+//! CPU clock), units spread over a pool of `threads`.
 //!
 //! Units are chosen here too: [`draw`] picks K of a plan's units with a seeded generator,
 //! among all of them or among the cheapest by the plan's cost estimate (from n = 26 a
@@ -26,12 +26,47 @@ pub struct Compared {
     pub unit: Unit,
     /// The engine's result.
     pub engine: UnitResult,
-    /// Seconds the engine took for it, on one thread.
-    pub engine_seconds: f64,
+    /// Time the engine took for it on one thread: wall and CPU seconds.
+    pub engine_time: Timed,
     /// The plain recount's result.
     pub plain: Recount,
-    /// Seconds the plain recount took, on one thread.
-    pub plain_seconds: f64,
+    /// Time the plain recount took on one thread.
+    pub plain_time: Timed,
+}
+
+/// How long something took on one thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timed {
+    /// Wall-clock seconds.
+    pub wall: f64,
+    /// The thread's CPU seconds (its wall seconds where the system has no thread clock):
+    /// on a machine shared with other work, the figure to compare.
+    pub cpu: f64,
+}
+
+/// The calling thread's CPU clock, seconds (None where there is none to read).
+fn thread_cpu() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Runs `f` on this thread and times it.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Timed) {
+    let (wall, cpu) = (Instant::now(), thread_cpu());
+    let out = f();
+    let wall = wall.elapsed().as_secs_f64();
+    let cpu = match (cpu, thread_cpu()) {
+        (Some(a), Some(b)) => b - a,
+        _ => wall,
+    };
+    (out, Timed { wall, cpu })
 }
 
 impl Compared {
@@ -95,17 +130,14 @@ pub fn compare(
             .par_iter()
             .with_max_len(1)
             .map(|u| {
-                let start = Instant::now();
-                let engine = run_until_with(n as usize, u, config, stop)?;
-                let engine_seconds = start.elapsed().as_secs_f64();
-                let start = Instant::now();
-                let plain = recount(n, u, stop)?;
+                let (engine, engine_time) = timed(|| run_until_with(n as usize, u, config, stop));
+                let (plain, plain_time) = timed(|| recount(n, u, stop));
                 let c = Compared {
                     unit: *u,
-                    engine,
-                    engine_seconds,
-                    plain,
-                    plain_seconds: start.elapsed().as_secs_f64(),
+                    engine: engine?,
+                    engine_time,
+                    plain: plain?,
+                    plain_time,
                 };
                 on_done(&c);
                 Some(c)
@@ -166,6 +198,14 @@ mod tests {
             draw(&plan, usize::MAX, 1, None, &NEVER).unwrap().len(),
             plan.len()
         );
+    }
+
+    #[test]
+    fn a_thread_is_timed_by_its_cpu() {
+        let ((), t) = timed(|| std::thread::sleep(std::time::Duration::from_millis(50)));
+        assert!(t.wall >= 0.05, "{t:?}");
+        #[cfg(unix)]
+        assert!(t.cpu < 0.04, "a sleeping thread takes no CPU: {t:?}");
     }
 
     #[test]
