@@ -43,9 +43,9 @@ pub struct VerifyArgs {
     /// Seed of the --units draw (printed on stderr when not given). Default: from the clock.
     #[arg(long, value_name = "S", requires = "units")]
     pub seed: Option<u64>,
-    /// With --units: draw among the P percent of the units with the lowest cost estimate
-    /// (default 1) instead of among all: from N = 26 a random unit takes hours to recount
-    /// plainly.
+    /// With --units: draw among the P percent of the total's units with the lowest cost
+    /// estimate (default 1) instead of among all units: from N = 24 a random unit takes
+    /// hours to recount plainly. The cheapest units are sparse (many have no solution).
     #[arg(long, value_name = "P", requires = "units", num_args = 0..=1, default_missing_value = "1", value_parser = parse_share)]
     pub cheapest: Option<f64>,
     /// With --units: print one JSON object (the seed, every unit's two results and times).

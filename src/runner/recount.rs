@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::local::pool;
 use crate::engine::exec::{prepare_with, run_until_with};
-use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::plan::{Sum, Unit, UnitPlan, UnitResult};
 use crate::engine::recount::{recount, Recount};
 use crate::engine::rng::SplitMix64;
 use crate::engine::{cost, Config, Error};
@@ -79,7 +79,8 @@ impl Compared {
 
 /// Draws `k` distinct units of `plan` with SplitMix64 seeded by `seed` (a partial
 /// Fisher–Yates shuffle), in the order drawn: among all units, or, with `cheapest` = Some(P),
-/// among the P percent of the units with the lowest cost estimate (at least `k` of them).
+/// among the P percent of the units of the total (not the F180 and F90 searches) with the
+/// lowest cost estimate (at least `k` of them).
 /// None if `stop` was raised while the estimates were made.
 pub fn draw(
     plan: &UnitPlan,
@@ -91,6 +92,9 @@ pub fn draw(
     let mut pool: Vec<Unit> = plan.units().to_vec();
     if let Some(percent) = cheapest {
         let costs = cost::estimates_until(plan, stop)?;
+        // The total's units only: the F180 and F90 searches have the lowest estimates of
+        // all and would fill a small share (at n = 26 the cheapest 0.001% drew them).
+        pool.retain(|u| u.kind.feeds() == Sum::Total);
         pool.sort_by_key(|u| (costs[u.id as usize], u.id));
         let keep = ((pool.len() as f64 * percent / 100.0).ceil() as usize)
             .clamp(k.min(pool.len()), pool.len());
@@ -187,11 +191,17 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), 20);
         let costs = cost::estimates(&plan);
-        let mut sorted = costs.clone();
+        let mut sorted: Vec<u64> = plan
+            .units()
+            .iter()
+            .filter(|u| u.kind.feeds() == Sum::Total)
+            .map(|u| costs[u.id as usize])
+            .collect();
         sorted.sort_unstable();
-        let cut = sorted[(plan.len() as f64 * 0.05).ceil() as usize - 1];
+        let cut = sorted[(sorted.len() as f64 * 0.05).ceil() as usize - 1];
         for u in draw(&plan, 20, 7, Some(5.0), &NEVER).unwrap() {
             assert!(costs[u.id as usize] <= cut, "{u:?}");
+            assert_eq!(u.kind.feeds(), Sum::Total, "{u:?}");
         }
         // More than the plan has: every unit once.
         assert_eq!(
