@@ -283,12 +283,13 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
     if !a.json {
         writeln!(
             out,
-            "n = {n}: plan {} ({} engine, version {}, {} units); {} units drawn with --seed {seed} {among}",
+            "n = {n}: plan {} ({} engine, version {}, {} units); {} unit{} drawn with --seed {seed} {among}",
             plan.id_hex(),
             plan.engine().name(),
             plan.version(),
             grouped(plan.len() as u128),
-            units.len()
+            units.len(),
+            if units.len() == 1 { "" } else { "s" }
         )?;
         writeln!(
             out,
