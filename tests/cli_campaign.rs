@@ -37,30 +37,10 @@ fn shard(dir: &Path, n: u32, k: u32, m: u32) -> PathBuf {
     p
 }
 
-/// Shard `spec` of n written to `dir/name` by the program itself from a checkpoint whose
-/// first `forge` records were given one solution more, with valid check values and
-/// digests (as a forger, or a broken counter, would write them).
+/// Shard `spec` of n written to `dir/name` by the program from a checkpoint whose first
+/// `forge` records were given one solution more (see `common::forged_shard`).
 fn forged(dir: &Path, n: &str, spec: &str, name: &str, forge: usize) -> PathBuf {
-    let ck = dir.join(format!("{name}.ck"));
-    let p = dir.join(name);
-    let run = || {
-        let o = nqueens()
-            .args(["count", n, "-q", "--shard", spec, "--checkpoint"])
-            .arg(&ck)
-            .arg("--out")
-            .arg(&p)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-    };
-    run();
-    let out = common::forge_checkpoint(&fs::read_to_string(&ck).unwrap(), |i, s, n| {
-        (s + u64::from(i < forge), n)
-    });
-    fs::write(&ck, out).unwrap();
-    fs::remove_file(&p).unwrap();
-    run();
-    p
+    common::forged_shard(dir, n, spec, name, |i, s, n| (s + u64::from(i < forge), n))
 }
 
 fn status(files: &[&Path], json: bool) -> Output {

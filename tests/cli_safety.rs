@@ -406,29 +406,9 @@ fn merge_reads_a_pipe_and_refuses_endless_input() {
 #[test]
 fn merge_recheck_catches_a_forged_shard() {
     let d = scratch("forge");
-    let ck = d.join("c");
-    let p = d.join("s.json");
-    let o = nqueens()
-        .args(["count", "8", "--shard", "0/1", "--checkpoint"])
-        .arg(&ck)
-        .arg("--out")
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    // Forge the checkpoint: every record gets its counts +1 with valid check values.
-    let forged = common::forge_checkpoint(&fs::read_to_string(&ck).unwrap(), |_, s, n| (s, n + 1));
-    fs::write(&ck, forged).unwrap();
-    fs::remove_file(&p).unwrap();
-    // Resuming the forged checkpoint writes a shard file with valid digests.
-    let o = nqueens()
-        .args(["count", "8", "--shard", "0/1", "--checkpoint"])
-        .arg(&ck)
-        .arg("--out")
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    // Every record of the checkpoint gets its nodes +1 with valid check values; resuming
+    // it writes a shard file with valid digests.
+    let p = common::forged_shard(&d, "8", "0/1", "s.json", |_, s, n| (s, n + 1));
     // Without --recheck the merge passes (nodes are not in the known table) ...
     let o = nqueens().arg("merge").arg(&p).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

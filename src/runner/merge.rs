@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use serde::Serialize;
 
 use super::schedule::Split;
-use super::shard::ShardFile;
+use super::shard::{ShardFile, UnitEntry};
 use crate::engine::counts::Tally;
 use crate::engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
 use crate::engine::rng::SplitMix64;
@@ -236,7 +236,7 @@ pub fn merge(plan: &UnitPlan, files: &[(String, ShardFile)]) -> Result<Tally, St
     Ok(tally)
 }
 
-fn result(u: &super::shard::UnitEntry) -> UnitResult {
+fn result(u: &UnitEntry) -> UnitResult {
     UnitResult {
         solutions: u.solutions,
         nodes: u.nodes,
@@ -556,6 +556,25 @@ impl std::fmt::Display for RecheckError {
 
 impl std::error::Error for RecheckError {}
 
+/// The units of a recheck's sample (file index, unit id), in its order.
+fn sampled(plan: &UnitPlan, sample: &[(usize, u32)]) -> Vec<Unit> {
+    sample
+        .iter()
+        .map(|&(_, id)| plan.units()[id as usize])
+        .collect()
+}
+
+/// File `i`'s name and its entry of unit `id` (sampled from that file).
+fn claimed(files: &[(String, ShardFile)], i: usize, id: u32) -> (&str, &UnitEntry) {
+    let (name, f) = &files[i];
+    let entry = f
+        .units
+        .iter()
+        .find(|u| u.id == id)
+        .expect("sampled from the file");
+    (name, entry)
+}
+
 /// [`recheck`] by the plain recount ([`crate::engine::recount`]): the `sample` units of
 /// `plan` counted again from their definition, by code that shares nothing of the
 /// engine's half patterns, table, keys, parts, join or weights, and compared with the
@@ -571,20 +590,11 @@ pub fn recheck_independent(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<usize, RecheckError> {
-    let units: Vec<Unit> = sample
-        .iter()
-        .map(|&(_, id)| plan.units()[id as usize])
-        .collect();
-    let found = super::recount::recount_all(plan.n(), &units, threads, stop)
+    let found = super::recount::recount_all(plan.n(), &sampled(plan, sample), threads, stop)
         .map_err(RecheckError::Failed)?
         .ok_or(RecheckError::Failed(Error::Stopped))?;
     for (&(i, id), plain) in sample.iter().zip(&found) {
-        let (name, f) = &files[i];
-        let claimed = f
-            .units
-            .iter()
-            .find(|u| u.id == id)
-            .expect("sampled from the file");
+        let (name, claimed) = claimed(files, i, id);
         if plain.solutions != claimed.solutions {
             return Err(RecheckError::Differs(format!(
                 "shard {name}: unit {id} ({}) recounts independently to {} solutions, the file says {}: refusing the merge (a wrong count, by the engine or the file)",
@@ -610,10 +620,7 @@ pub fn recheck(
     threads: usize,
     config: &crate::engine::Config,
 ) -> Result<usize, RecheckError> {
-    let units: Vec<Unit> = sample
-        .iter()
-        .map(|&(_, id)| plan.units()[id as usize])
-        .collect();
+    let units = sampled(plan, sample);
     let found = std::sync::Mutex::new(vec![None; plan.len()]);
     let never = std::sync::atomic::AtomicBool::new(false);
     super::local::run_units_with(plan, &units, threads, config, &never, |u, r| {
@@ -622,12 +629,7 @@ pub fn recheck(
     .map_err(RecheckError::Failed)?;
     let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
     for &(i, id) in sample {
-        let (name, f) = &files[i];
-        let claimed = f
-            .units
-            .iter()
-            .find(|u| u.id == id)
-            .expect("sampled from the file");
+        let (name, claimed) = claimed(files, i, id);
         let real = found[id as usize].expect("every sampled unit ran");
         // A quadrant unit's work figure (pattern pairs tested) depends on the order of its
         // pattern lists, which differs between a machine that built the quadrant table and

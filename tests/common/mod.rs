@@ -47,3 +47,34 @@ pub fn forge_checkpoint(text: &str, change: impl Fn(usize, u64, u64) -> (u64, u6
     }
     forged
 }
+
+/// Shard `spec` of n written to `dir/name` by the program itself, from a checkpoint whose
+/// records were changed by `change` (see [`forge_checkpoint`]): a shard file with valid
+/// check values and digest and forged counts, as a forger or a broken counter would make.
+#[allow(dead_code)] // only the tests that forge shards use it
+pub fn forged_shard(
+    dir: &std::path::Path,
+    n: &str,
+    spec: &str,
+    name: &str,
+    change: impl Fn(usize, u64, u64) -> (u64, u64),
+) -> std::path::PathBuf {
+    let ck = dir.join(format!("{name}.ck"));
+    let p = dir.join(name);
+    let run = || {
+        let o = nqueens()
+            .args(["count", n, "-q", "--shard", spec, "--checkpoint"])
+            .arg(&ck)
+            .arg("--out")
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run();
+    let text = std::fs::read_to_string(&ck).unwrap();
+    std::fs::write(&ck, forge_checkpoint(&text, change)).unwrap();
+    std::fs::remove_file(&p).unwrap();
+    run();
+    p
+}
