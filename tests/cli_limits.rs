@@ -291,3 +291,158 @@ fn an_ignored_hangup_stays_ignored() {
     let _ = child.wait();
     assert!(still, "SIGHUP ended a run that ignored it");
 }
+
+// Issue 30, hostile items 2-4: files that claim another n, endless shard files, huge M.
+
+/// Runs `script` under `sh -c` with `ulimit -v KB` in a scratch directory, the binary as
+/// `$0`, killed if it runs past `secs` (a test that hangs fails).
+fn sh_within(dir: &std::path::Path, kb: u64, script: &str, secs: u64) -> (Output, Duration) {
+    let start = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kb} && {script}"))
+        .arg(bin())
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(secs) {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{script} ran past {secs} s; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child.wait_with_output().unwrap(), start.elapsed())
+}
+
+/// A shard file as `count --shard` writes it, with the given fields and no units, its
+/// digest recomputed as a forger would (the program's own formula, spelled out here).
+fn forged_shard(n: u32, plan_version: u32, plan_units: u64) -> String {
+    let program = env!("CARGO_PKG_VERSION");
+    let (plan_id, seconds, threads) = ("0123456789abcdef", 1.0f64, 1);
+    let text = format!(
+        "nqueens-shard 2 {program} {n} {plan_id} {plan_version} {plan_units} 0/1 {:?} {threads}",
+        seconds.to_bits()
+    );
+    let digest = format!("{:016x}", common::fnv1a64(text.as_bytes()));
+    format!(
+        "{{\n  \"format\": \"nqueens-shard\",\n  \"format_version\": 2,\n  \"program\": \"{program}\",\n  \"n\": {n},\n  \"plan_id\": \"{plan_id}\",\n  \"plan_version\": {plan_version},\n  \"plan_units\": {plan_units},\n  \"shard_index\": 0,\n  \"shard_count\": 1,\n  \"seconds\": 1.0,\n  \"threads\": {threads},\n  \"units\": [],\n  \"digest\": \"{digest}\"\n}}\n"
+    )
+}
+
+#[test]
+fn a_checkpoint_claiming_another_n_is_refused_without_building_its_plan() {
+    // Before: `plan 12 --costs` built the n = 32 plan the header named (2.75 GB) and
+    // aborted under this limit.
+    let d = common::scratch("limits", "costs");
+    std::fs::write(
+        d.join("q.ck"),
+        "nqueens-checkpoint 1 n=32 plan=0 plan_version=4 units=1 scope=all\n",
+    )
+    .unwrap();
+    let (out, took) = sh_within(
+        &d,
+        1_000_000,
+        "exec \"$0\" plan 12 --stats --costs q.ck --max-memory 64M",
+        30,
+    );
+    assert_refused(&out, &["q.ck", "n = 32, not n = 12"]);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_shard_claiming_a_plan_past_the_memory_limit_is_refused_before_it_is_built() {
+    // Before: `merge` built the n = 32 quadrant plan of a 291-byte file with a valid
+    // digest, whatever --max-memory said, and aborted under this limit.
+    let d = common::scratch("limits", "shard32");
+    for (units, memory, says) in [
+        // Claims the real size of n = 32's plan: refused from the files' fields.
+        (150_000_000u64, "64M", "more than fit in the"),
+        // Claims one unit: the build stops at its second unit.
+        (1, "64M", "has more"),
+        (1, "1G", "has more"),
+    ] {
+        std::fs::write(d.join("s.json"), forged_shard(32, 4, units)).unwrap();
+        let (out, took) = sh_within(
+            &d,
+            1_000_000,
+            &format!("exec \"$0\" merge s.json --max-memory {memory}"),
+            30,
+        );
+        assert_refused(&out, &["n = 32", says]);
+        assert!(took < Duration::from_secs(5), "{units} units: {took:?}");
+        let (out, _) = sh_within(
+            &d,
+            1_000_000,
+            &format!("exec \"$0\" merge --status s.json --max-memory {memory}"),
+            30,
+        );
+        assert_refused(&out, &["n = 32", says]);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn an_endless_shard_file_is_read_no_further_than_its_header_allows() {
+    // Before: `yes '{"n": 64, "x":' > mf & nqueens merge mf` read on at 300 MB/s, up to
+    // 53.7 GB (here: until the 1 GB address space ran out).
+    let d = common::scratch("limits", "endless");
+    let ok = Command::new("mkfifo")
+        .arg(d.join("mf"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let endless = |head: &str, extra: &str| {
+        sh_within(
+            &d,
+            1_000_000,
+            &format!("({head}; yes '{{\"n\": 64, \"x\":') > mf & exec \"$0\" merge mf {extra}"),
+            30,
+        )
+        .0
+    };
+    // No plan size in the first 64 KiB: refused after them.
+    let out = endless("true", "");
+    assert_refused(&out, &["mf", "n = 64 but not the plan's units"]);
+    // A plan of 10 units: refused past 6 KiB.
+    let out = endless("printf '{\"n\": 9, \"plan_units\": 10, '", "");
+    assert_refused(
+        &out,
+        &[
+            "mf",
+            "larger than any shard of n = 9 with a plan of 10 units",
+        ],
+    );
+    // A plan claimed larger than memory: refused at the memory limit.
+    let out = endless(
+        "printf '{\"n\": 30, \"plan_units\": 900000000000, '",
+        "--max-memory 4M",
+    );
+    assert_refused(&out, &["mf", "the memory limit leaves for it"]);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_split_into_more_shards_than_units_is_refused() {
+    // Before: --shard 0/4294967295 allocated 137 GB (one heap entry per shard) and aborted.
+    let d = common::scratch("limits", "huge-m");
+    let (out, took) = sh_within(
+        &d,
+        1_000_000,
+        "exec \"$0\" count 8 -q --shard 0/4294967295 --out o.json",
+        30,
+    );
+    assert_refused(&out, &["--shard 0/4294967295", "n = 8 has", "at most"]);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(!d.join("o.json").exists());
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -385,11 +385,13 @@ fn merge_reads_a_pipe_and_refuses_endless_input() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("352"));
-    // A valid start, then far more than any shard of n = 9 can hold.
+    // A valid start, then far more than any shard of n = 9 (with its plan's 352 units)
+    // can hold. (The head must name the plan's units since issue 30: without them a
+    // file is refused after its first 64 KiB, see tests/cli_limits.rs.)
     let o = Command::new("bash")
         .arg("-c")
         .arg(format!(
-            "'{}' merge <(printf '{{\"format\": \"nqueens-shard\", \"n\": 9, '; yes ' ')",
+            "'{}' merge <(printf '{{\"format\": \"nqueens-shard\", \"n\": 9, \"plan_units\": 352, '; yes ' ')",
             bin.display()
         ))
         .output()
@@ -404,47 +406,9 @@ fn merge_reads_a_pipe_and_refuses_endless_input() {
 #[test]
 fn merge_recheck_catches_a_forged_shard() {
     let d = scratch("forge");
-    let ck = d.join("c");
-    let p = d.join("s.json");
-    let o = nqueens()
-        .args(["count", "8", "--shard", "0/1", "--checkpoint"])
-        .arg(&ck)
-        .arg("--out")
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    // Forge the checkpoint: every record gets its counts +1 with valid check values.
-    let text = fs::read_to_string(&ck).unwrap();
-    let mut lines = text.lines();
-    let mut forged = lines.next().unwrap().to_string() + "\n";
-    for l in lines {
-        let f: Vec<&str> = l.split(' ').collect();
-        let (s, n): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
-        let body = format!(
-            "{} {} {} {}/{},{}/{}",
-            f[0],
-            s,
-            n + 1,
-            s % 13,
-            s % 15,
-            (n + 1) % 13,
-            (n + 1) % 15
-        );
-        let digest = common::fnv1a64(body.as_bytes()) as u32;
-        forged.push_str(&format!("{body} {digest:08x}\n"));
-    }
-    fs::write(&ck, forged).unwrap();
-    fs::remove_file(&p).unwrap();
-    // Resuming the forged checkpoint writes a shard file with valid digests.
-    let o = nqueens()
-        .args(["count", "8", "--shard", "0/1", "--checkpoint"])
-        .arg(&ck)
-        .arg("--out")
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    // Every record of the checkpoint gets its nodes +1 with valid check values; resuming
+    // it writes a shard file with valid digests.
+    let p = common::forged_shard(&d, "8", "0/1", "s.json", |_, s, n| (s, n + 1));
     // Without --recheck the merge passes (nodes are not in the known table) ...
     let o = nqueens().arg("merge").arg(&p).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

@@ -88,6 +88,9 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let Some(plan) = chosen.plan(n, session::stop_flag())? else {
         return Ok(session::stopped_early());
     };
+    if let Some(&(spec, _)) = s.shard.as_ref() {
+        check_shard_count(spec, &plan)?;
+    }
     warn_if_long(
         n,
         threads,
@@ -172,6 +175,21 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a split into more shards than the plan has units: some shards would be empty,
+/// and a merge or `merge --status` would have to account for every one of them.
+fn check_shard_count(spec: ShardSpec, plan: &crate::UnitPlan) -> anyhow::Result<()> {
+    if spec.count as usize > plan.len() {
+        crate::cli::error::usage!(
+            "--shard {spec}: n = {} has {} units (plan {}), so split it into at most {} shards",
+            plan.n(),
+            grouped(plan.len() as u128),
+            plan.id_hex(),
+            plan.len()
+        );
+    }
+    Ok(())
 }
 
 /// `count N --mpi` in a build without MPI.

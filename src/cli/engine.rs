@@ -139,8 +139,8 @@ impl std::fmt::Display for Source {
 /// RLIMIT_AS), which an allocation cannot pass whatever the machine has (the other quarter
 /// is for the program, its thread stacks and the allocator's arenas). `--max-memory` is
 /// this process's own and is not divided.
-fn memory_limit(a: &EngineArgs, shared_by: u32) -> (u64, Source) {
-    let asked = match a.max_memory {
+pub fn memory_limit(max_memory: Option<u64>, shared_by: u32) -> (u64, Source) {
+    let asked = match max_memory {
         Some(m) => (m, Source::MaxMemory),
         None => (
             crate::runner::local::proc_size("/proc/meminfo", "MemAvailable")
@@ -267,7 +267,7 @@ impl EngineArgs {
         threads: usize,
         shared_by: u32,
     ) -> anyhow::Result<EnginePlan> {
-        let (limit, source) = memory_limit(self, shared_by);
+        let (limit, source) = memory_limit(self.max_memory, shared_by);
         let lists = Engine::Quadrant
             .list_bytes(n)
             .saturating_mul(threads as u64);
@@ -292,7 +292,7 @@ impl EngineArgs {
     /// The memory this process may use for its part of a count: `--max-memory`, or its
     /// share of the available memory when `shared_by` MPI ranks split this node's.
     pub fn budget(&self, shared_by: u32) -> (u64, Source) {
-        memory_limit(self, shared_by)
+        memory_limit(self.max_memory, shared_by)
     }
 }
 

@@ -82,6 +82,91 @@ pub struct CountReport {
     pub plan_id: String,
     /// Comparison with the known table: "match", "mismatch" or "unknown".
     pub known: KnownCheck,
+    /// What the result rests on: program, plan, shard files and their digests, rechecks.
+    pub certificate: Certificate,
+}
+
+/// What a result rests on, so that someone else can check it (issue 29: a Q(28) campaign
+/// has no known value to compare with): the program and plan that computed it, every
+/// shard file merged with its digest, every recheck with its seed, and whether a known
+/// value confirmed it. Burnside's identities held, or there would be no report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Certificate {
+    /// Version of the program that printed this report.
+    pub program: &'static str,
+    /// Board size.
+    pub n: u32,
+    /// The engine of the plan.
+    pub engine: Engine,
+    /// Identity of the unit plan (hex).
+    pub plan_id: String,
+    /// Version of the unit plan.
+    pub plan_version: u32,
+    /// Units of the plan.
+    pub plan_units: usize,
+    /// The shard files merged, in the order given (empty for a count of the whole plan).
+    pub shards: Vec<ShardRecord>,
+    /// The rechecks passed before the result was accepted (a failed one refuses it).
+    pub rechecks: Vec<RecheckRecord>,
+    /// true: total, unique count and orbits equal the known values (OEIS A000170,
+    /// A002562); false: they differ; null: no value is known (n > 27).
+    pub known_value_confirms: Option<bool>,
+}
+
+/// One shard file of a merged result.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShardRecord {
+    /// The file, as given on the command line.
+    pub file: String,
+    /// Its shard, K/M.
+    pub shard: String,
+    /// Its FNV-1a digest (hex) over every other field.
+    pub digest: String,
+    /// Version of the program that wrote it.
+    pub program: String,
+    /// Units it holds.
+    pub units: usize,
+    /// Its wall time, seconds.
+    pub seconds: f64,
+    /// Its worker threads.
+    pub threads: usize,
+}
+
+/// One recheck a merged result passed.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecheckRecord {
+    /// "engine" (`--recheck`: the units recomputed by the engine) or "independent"
+    /// (`--recheck --independent`: recounted by the plain recount).
+    pub method: &'static str,
+    /// Percent of each file's units asked for.
+    pub percent: f64,
+    /// Seed of the choice (repeat it with --seed).
+    pub seed: u64,
+    /// Units recomputed.
+    pub units: usize,
+    /// Units whose result differed (always 0: a difference refuses the merge).
+    pub differing: usize,
+}
+
+impl Certificate {
+    /// The certificate of a count of `plan` with result `c`, no shards and no rechecks.
+    pub fn of(c: &Counts, plan: &UnitPlan) -> Certificate {
+        Certificate {
+            program: env!("CARGO_PKG_VERSION"),
+            n: plan.n(),
+            engine: plan.engine(),
+            plan_id: plan.id_hex(),
+            plan_version: plan.version(),
+            plan_units: plan.len(),
+            shards: Vec::new(),
+            rechecks: Vec::new(),
+            known_value_confirms: match KnownCheck::of(c) {
+                KnownCheck::Match => Some(true),
+                KnownCheck::Mismatch => Some(false),
+                KnownCheck::Unknown => None,
+            },
+        }
+    }
 }
 
 impl CountReport {
@@ -99,6 +184,7 @@ impl CountReport {
             units: plan.len(),
             plan_id: plan.id_hex(),
             known: KnownCheck::of(c),
+            certificate: Certificate::of(c, plan),
         }
         .with_speed(c.nodes, c.pairs_tested)
     }

@@ -1,6 +1,9 @@
 //! `nqueens verify`: counts n = 1..MAX and checks each row three ways: the known table
 //! (A000170, A002562, orbit breakdown), Burnside's identities (checked inside every count),
-//! and for n <= 10 the independent reference solver.
+//! and for n <= 10 the independent reference solver. `verify N --units K` instead counts K
+//! random units of N's plan twice, with the engine and with the plain recount
+//! (`engine::recount`), and compares them unit by unit: the check that reaches the
+//! frontier, where no known value does.
 
 use crate::cli::error::say;
 use std::io::Write;
@@ -8,14 +11,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use serde::Serialize;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::args::{parse_n, parse_threads};
+use super::args::{parse_n, parse_percent, parse_threads};
 use super::bfile::Sequence;
 use super::engine::EngineArgs;
-use super::format::grouped;
+use super::format::{duration, grouped};
 use super::report::{is_failed_check, timed_count, KnownCheck};
+use super::session;
 use super::{default_threads, Outcome};
 use crate::reference;
+use crate::runner::recount::{self, Compared};
+use crate::UnitKind;
 
 /// Largest n checked against the reference solver (10! = 3.6 million permutations).
 pub const REFERENCE_MAX: u32 = 10;
@@ -23,6 +31,27 @@ pub const REFERENCE_MAX: u32 = 10;
 /// Arguments of `verify`.
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
+    /// With --units: the board size N (12..32 for the quadrant plan) whose units to
+    /// recount.
+    #[arg(value_name = "N", value_parser = parse_n, requires = "units", conflicts_with_all = ["bfile", "max"])]
+    pub n: Option<u32>,
+    /// Recount K units of N's plan, drawn at random (--seed), by the plain recount (each
+    /// unit's definition by plain backtracking, sharing no code with the quadrant engine's
+    /// patterns, table, join or weights) and by the engine, and compare them unit by unit;
+    /// exit 1 on any difference.
+    #[arg(long, value_name = "K", requires = "n", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub units: Option<u32>,
+    /// Seed of the --units draw (printed on stderr when not given). Default: from the clock.
+    #[arg(long, value_name = "S", requires = "units")]
+    pub seed: Option<u64>,
+    /// With --units: draw among the P percent of the total's units with the lowest cost
+    /// estimate (default 1) instead of among all units: from N = 24 a random unit takes
+    /// hours to recount plainly. The cheapest units are sparse (many have no solution).
+    #[arg(long, value_name = "P", requires = "units", num_args = 0..=1, default_missing_value = "1", value_parser = parse_share)]
+    pub cheapest: Option<f64>,
+    /// With --units: print one JSON object (the seed, every unit's two results and times).
+    #[arg(long, requires = "units")]
+    pub json: bool,
     /// Largest n to check. Default: 17 (2 s on 2 cores; 18 takes about 5 s).
     #[arg(long, value_parser = parse_n, default_value = "17", allow_negative_numbers = true)]
     pub max: u32,
@@ -42,9 +71,20 @@ pub struct VerifyArgs {
     pub engine: EngineArgs,
 }
 
+/// Parses the share of `--cheapest`: a percentage above 0.
+fn parse_share(s: &str) -> Result<f64, String> {
+    match parse_percent(s)? {
+        p if p > 0.0 => Ok(p),
+        _ => Err("--cheapest 0 draws from no unit: give a percentage above 0".into()),
+    }
+}
+
 /// Runs `verify`.
 pub fn run(a: &VerifyArgs) -> Outcome {
     let threads = a.threads.unwrap_or_else(default_threads);
+    if let (Some(n), Some(k)) = (a.n, a.units) {
+        return verify_units(a, n, k as usize, threads);
+    }
     if let Some(path) = &a.bfile {
         return super::bfile::verify(
             path,
@@ -117,6 +157,215 @@ pub fn run(a: &VerifyArgs) -> Outcome {
         writeln!(out, "all {} rows ok", a.max)?;
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// One unit of `verify N --units K`, as `--json` prints it.
+#[derive(Serialize)]
+struct UnitCheck {
+    /// Unit id.
+    id: u32,
+    /// "quadrant", "border", "fixed180" or "fixed90".
+    kind: &'static str,
+    /// Quadrant units: the frame's index.
+    frame: Option<u16>,
+    /// Quadrant units: the prefix (bit i: the frame's free row i is east).
+    prefix: Option<u32>,
+    /// Quadrant units: sets E the plain recount counted (weight above 0).
+    sets: Option<u32>,
+    /// The engine's solutions (weighted as the unit reports them).
+    engine_solutions: u64,
+    /// The plain recount's.
+    plain_solutions: u64,
+    /// Queens the plain recount placed (its work; the engine's work figure is of another
+    /// kind and not compared).
+    plain_nodes: u64,
+    /// Wall seconds the engine took, one thread.
+    engine_seconds: f64,
+    /// Wall seconds the plain recount took, one thread.
+    plain_seconds: f64,
+    /// CPU seconds of the engine's thread for the unit.
+    engine_cpu_seconds: f64,
+    /// CPU seconds of the plain recount's thread.
+    plain_cpu_seconds: f64,
+    /// Both found the same solutions.
+    agree: bool,
+}
+
+/// `verify N --units K --json`.
+#[derive(Serialize)]
+struct UnitsReport {
+    /// Board size.
+    n: u32,
+    /// The plan's engine.
+    engine: crate::Engine,
+    /// Plan id (hex).
+    plan_id: String,
+    /// Plan version.
+    plan_version: u32,
+    /// Units in the plan.
+    plan_units: usize,
+    /// Seed of the draw.
+    seed: u64,
+    /// `--cheapest`: the share of the cheapest units drawn from, percent (null: all).
+    cheapest_percent: Option<f64>,
+    /// Version of this program.
+    program: &'static str,
+    /// The units, in the order drawn.
+    units: Vec<UnitCheck>,
+    /// Every unit agrees.
+    agree: bool,
+}
+
+fn unit_check(c: &Compared) -> UnitCheck {
+    let (frame, prefix, sets) = match c.unit.kind {
+        UnitKind::Quadrant { frame, prefix } => (Some(frame), Some(prefix), Some(c.plain.sets)),
+        _ => (None, None, None),
+    };
+    UnitCheck {
+        id: c.unit.id,
+        kind: c.unit.kind.name(),
+        frame,
+        prefix,
+        sets,
+        engine_solutions: c.engine.solutions,
+        plain_solutions: c.plain.solutions,
+        plain_nodes: c.plain.nodes,
+        engine_seconds: c.engine_time.wall,
+        plain_seconds: c.plain_time.wall,
+        engine_cpu_seconds: c.engine_time.cpu,
+        plain_cpu_seconds: c.plain_time.cpu,
+        agree: c.agrees(),
+    }
+}
+
+fn unit_line(u: &UnitCheck) -> String {
+    let opt = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
+    format!(
+        "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
+        u.id,
+        u.kind,
+        opt(u.frame.map(u64::from)),
+        u.prefix.map_or("-".to_string(), |p| format!("{p:#x}")),
+        opt(u.sets.map(u64::from)),
+        grouped(u128::from(u.engine_solutions)),
+        grouped(u128::from(u.plain_solutions)),
+        u.engine_cpu_seconds,
+        u.plain_cpu_seconds,
+        if u.agree { "ok" } else { "DIFFERS" }
+    )
+}
+
+/// `verify N --units K`: K units drawn from N's plan, counted by the engine and by the
+/// plain recount, compared unit by unit.
+fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
+    let chosen = a.engine.resolve(n, threads)?;
+    let stop = session::stop_flag();
+    let Some(plan) = chosen.plan(n, stop)? else {
+        return Ok(session::stopped_early());
+    };
+    let seed = a.seed.unwrap_or_else(|| {
+        let s = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        say!("nqueens: drawing units with --seed {s}");
+        s
+    });
+    if n >= 26 && a.cheapest.is_none() {
+        say!("nqueens: warning: a random unit of n = {n} takes hours or more to recount plainly; --cheapest draws among the cheapest 1%");
+    }
+    let Some(units) = recount::draw(&plan, k, seed, a.cheapest, stop) else {
+        return Ok(session::stopped_early());
+    };
+    let mut out = crate::cli::error::stdout();
+    let among = match a.cheapest {
+        Some(p) => format!("among the cheapest {p}% by the plan's cost estimate"),
+        None => "among all units".to_string(),
+    };
+    if !a.json {
+        writeln!(
+            out,
+            "n = {n}: plan {} ({} engine, version {}, {} units); {} unit{} drawn with --seed {seed} {among}",
+            plan.id_hex(),
+            plan.engine().name(),
+            plan.version(),
+            grouped(plan.len() as u128),
+            units.len(),
+            if units.len() == 1 { "" } else { "s" }
+        )?;
+        writeln!(
+            out,
+            "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>10} {:>10}  status",
+            "unit",
+            "kind",
+            "frame",
+            "prefix",
+            "sets",
+            "engine solutions",
+            "plain solutions",
+            "engine cpu",
+            "plain cpu"
+        )?;
+        out.flush()?;
+    }
+    drop(out); // the workers print each unit as it finishes
+    let compared = recount::compare(&plan, &units, threads, &chosen.config, stop, |c| {
+        if !a.json {
+            let line = format!("{}\n", unit_line(&unit_check(c)));
+            // A closed stdout is reported at the end, by the summary's write.
+            let _ = std::io::stdout().write_all(line.as_bytes());
+        }
+    })?;
+    let mut out = crate::cli::error::stdout();
+    let Some(compared) = compared else {
+        say!("nqueens: interrupted: the units finished so far are printed above");
+        return Ok(ExitCode::from(130));
+    };
+    let checks: Vec<UnitCheck> = compared.iter().map(unit_check).collect();
+    let differing: Vec<(u32, u64, u64)> = checks
+        .iter()
+        .filter(|c| !c.agree)
+        .map(|c| (c.id, c.engine_solutions, c.plain_solutions))
+        .collect();
+    if a.json {
+        let report = UnitsReport {
+            n,
+            engine: plan.engine(),
+            plan_id: plan.id_hex(),
+            plan_version: plan.version(),
+            plan_units: plan.len(),
+            seed,
+            cheapest_percent: a.cheapest,
+            program: env!("CARGO_PKG_VERSION"),
+            agree: differing.is_empty(),
+            units: checks,
+        };
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        let mean = |f: fn(&Compared) -> f64| {
+            compared.iter().map(f).sum::<f64>() / compared.len().max(1) as f64
+        };
+        let (engine, plain) = (mean(|c| c.engine_time.cpu), mean(|c| c.plain_time.cpu));
+        writeln!(
+            out,
+            "{} of {} units agree; mean CPU time a unit: engine {}, plain recount {} ({:.0}x)",
+            compared.len() - differing.len(),
+            compared.len(),
+            duration(engine),
+            duration(plain),
+            plain / engine.max(1e-9)
+        )?;
+    }
+    out.flush()?;
+    if let Some(&(id, engine, plain)) = differing.first() {
+        // Said on stderr too, for scripts that keep only the exit code and stderr.
+        say!(
+            "nqueens: verify: {} of {} units differ (first: unit {id}, engine {engine} solutions, plain recount {plain})",
+            differing.len(),
+            compared.len(),
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -63,6 +63,19 @@ pub fn run_batch_with(
         .collect()
 }
 
+/// Builds what `units` share before any of them runs (the quadrant context, with its
+/// table, for a batch with quadrant units), so that a caller timing units one by one does
+/// not charge the first with it; None if `stop` was raised first.
+pub fn prepare_with(n: usize, units: &[Unit], config: &Config, stop: &AtomicBool) -> Option<()> {
+    if units
+        .iter()
+        .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
+    {
+        quadrant::context_until(n as u32, config, stop)?;
+    }
+    Some(())
+}
+
 /// Runs one unit, giving up (None) soon after `stop` becomes true.
 pub fn run_until(n: usize, unit: &Unit, stop: &AtomicBool) -> Option<UnitResult> {
     run_until_with(n, unit, &Config::default(), stop)

@@ -417,6 +417,10 @@ impl UnitPlan {
                             prefix,
                         })?;
                     }
+                    // A lazy list of prefixes ends early on a stop (see unit_prefixes_until).
+                    if stopped() {
+                        return Err(Error::Stopped);
+                    }
                 }
             }
         }

@@ -17,6 +17,7 @@ pub mod mpi;
 #[cfg(unix)]
 pub mod outfile;
 pub mod record;
+pub mod recount;
 pub mod schedule;
 #[cfg(unix)]
 pub mod session;

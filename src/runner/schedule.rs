@@ -69,8 +69,12 @@ impl FromStr for ShardSpec {
 
 /// Greedy list scheduling: hands `costs` out in the given order, each to the worker that is
 /// free first (ties to the lowest worker). Returns each job's worker and the makespan.
+///
+/// Workers past the number of jobs never get one (each job goes to an idle worker, the
+/// lowest first), so they are not made: `count 8 --shard 0/4294967295` once allocated
+/// 137 GB for the heap of idle shards.
 pub fn list_schedule(costs: &[u64], workers: usize) -> (Vec<usize>, u128) {
-    let workers = workers.max(1);
+    let workers = workers.clamp(1, costs.len().max(1));
     let mut free_at: BinaryHeap<Reverse<(u128, usize)>> =
         (0..workers).map(|w| Reverse((0, w))).collect();
     let mut assigned = Vec::with_capacity(costs.len());
@@ -117,20 +121,44 @@ pub(crate) fn units_of_until(
     spec: ShardSpec,
     stop: &AtomicBool,
 ) -> Option<Vec<Unit>> {
-    let order = largest_first_until(plan, stop)?;
-    if stop.load(Ordering::Relaxed) {
-        return None;
+    let split = Split::of_until(plan, spec.count, stop)?;
+    Some(
+        plan.units()
+            .iter()
+            .filter(|u| split.shard[u.id as usize] == spec.index)
+            .copied()
+            .collect(),
+    )
+}
+
+/// The split of a plan into M shards: each unit's shard and estimated cost, by unit id.
+#[derive(Clone, Debug)]
+pub struct Split {
+    /// The shard of each unit.
+    pub shard: Vec<u32>,
+    /// The estimated cost of each unit ([`cost::estimates`]).
+    pub cost: Vec<u64>,
+}
+
+impl Split {
+    /// The split of `plan` into `count` shards; None if `stop` was raised first.
+    pub(crate) fn of_until(plan: &UnitPlan, count: u32, stop: &AtomicBool) -> Option<Split> {
+        let order = largest_first_until(plan, stop)?;
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
+        let (assigned, _) = list_schedule(&costs, count as usize);
+        let mut split = Split {
+            shard: vec![0; plan.len()],
+            cost: vec![0; plan.len()],
+        };
+        for (&(u, c), w) in order.iter().zip(assigned) {
+            split.shard[u.id as usize] = w as u32;
+            split.cost[u.id as usize] = c;
+        }
+        Some(split)
     }
-    let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
-    let (assigned, _) = list_schedule(&costs, spec.count as usize);
-    let mut units: Vec<Unit> = order
-        .iter()
-        .zip(assigned)
-        .filter(|&(_, w)| w == spec.index as usize)
-        .map(|(&(u, _), _)| u)
-        .collect();
-    units.sort_by_key(|u| u.id);
-    Some(units)
 }
 
 #[cfg(test)]
@@ -181,6 +209,8 @@ mod tests {
         assert_eq!(list_schedule(&[], 3).1, 0);
         assert_eq!(list_schedule(&[7, 1, 1, 1], 2).1, 7);
         assert_eq!(list_schedule(&[3, 3, 3], 1).1, 9);
+        // More workers than jobs: the same schedule, without a heap of idle workers.
+        assert_eq!(list_schedule(&[4, 2, 1], usize::MAX), (vec![0, 1, 2], 4));
     }
 }
 

@@ -63,12 +63,14 @@ pub struct ShardFile {
 /// Version of the shard file format: 2 has the digest over every field.
 pub const FORMAT_VERSION: u32 = 2;
 
-/// The largest shard file read: 4 KiB plus 200 bytes per unit a plan of n = 64 could have
-/// (units grow like n^5; n^5/4 bounds them: 27,860 <= 262,144 for n = 16). In practice the
-/// bound of the file's own n applies, see [`ShardFile::read`].
-pub fn size_bound(n: u32) -> u64 {
-    let n = u64::from(n);
-    4096 + 200 * (n.pow(5) / 4 + n + 1)
+/// Bytes a shard file may take per unit it holds: the pretty JSON of one entry with
+/// 20-digit counts is about 140 bytes.
+const BYTES_PER_ENTRY: u64 = 200;
+
+/// The largest shard file of a plan of `plan_units` units: 4 KiB for the fields and 200
+/// bytes per unit (a shard holds at most every unit of its plan).
+pub fn size_bound(plan_units: u64) -> u64 {
+    4096u64.saturating_add(BYTES_PER_ENTRY.saturating_mul(plan_units))
 }
 
 /// The digest of a shard file: every field but the digest itself, in a fixed text form.
@@ -135,16 +137,18 @@ impl ShardFile {
 
     /// Reads and checks one shard file on its own: format, digest, check values and the
     /// ranges of seconds and threads. The file may be a pipe (`merge <(ssh host cat s.json)`);
-    /// it is read with a size bound: the first 64 KiB must name n, and the whole file may not
-    /// exceed [`size_bound`] of that n. A FIFO's writer is waited for as `wait` says.
+    /// it is read with a size bound: its first 64 KiB must name n and the plan's units
+    /// (`plan_units`, which this program writes before the units), and the whole file may
+    /// exceed neither [`size_bound`] of those units nor `max_bytes` (the caller's memory
+    /// budget). A FIFO's writer is waited for as `wait` says.
     ///
     /// # Errors
     /// A [`FileError`] naming the file (also when `wait`'s stop flag ended the wait).
-    pub fn read(path: &Path, wait: Wait<'_>) -> Result<ShardFile, FileError> {
+    pub fn read(path: &Path, wait: Wait<'_>, max_bytes: u64) -> Result<ShardFile, FileError> {
         let err = |problem, r: String| FileError::new("shard", path, problem, r);
         let corrupt = |r: String| err(Problem::Corrupt, r);
         let file = fifo::open_reader(path, wait).map_err(|e| FileError::io("shard", path, &e))?;
-        let text = read_text(file).map_err(|(problem, why)| err(problem, why))?;
+        let text = read_text(file, max_bytes).map_err(|(problem, why)| err(problem, why))?;
         let f: ShardFile = serde_json::from_str(&text)
             .map_err(|e| err(Problem::NotOurs, format!("not a valid shard file: {e}")))?;
         if f.format != "nqueens-shard" || f.format_version != FORMAT_VERSION {
@@ -192,49 +196,64 @@ impl ShardFile {
     }
 }
 
+/// The whole number after `"key"` and a colon in the head of a JSON text, if any.
+fn head_number(text: &str, key: &str) -> Option<u64> {
+    let digits: String = text
+        .split(&format!("\"{key}\""))
+        .nth(1)?
+        .trim_start_matches([' ', ':', '\n', '\t', '\r'])
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
 /// Reads a shard file's text with the bound of [`ShardFile::read`] ([`read_bounded`]).
-fn read_text(mut file: impl Read) -> Result<String, (Problem, String)> {
+///
+/// A file of n = 64 with no other field named once made `merge` read up to 53.7 GB (the
+/// bound of the largest plan of n = 64) from a FIFO; the head must now name the plan's
+/// units too, and the memory budget caps the rest.
+fn read_text(mut file: impl Read, max_bytes: u64) -> Result<String, (Problem, String)> {
     const HEAD: u64 = 64 * 1024;
     let limit = |head: &[u8]| {
         let text = String::from_utf8_lossy(head);
         // `"n": 16` in the pretty JSON that `count --out` writes (or `"n":16`).
-        let n = text
-            .split("\"n\"")
-            .nth(1)
-            .and_then(|rest| {
-                let digits: String = rest
-                    .trim_start_matches([' ', ':', '\n', '\t', '\r'])
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                digits.parse::<u32>().ok()
-            })
-            .filter(|n| (1..=crate::MAX_N).contains(n));
-        match n {
-            Some(n) => Ok((n, size_bound(n))),
-            None if head.len() as u64 >= HEAD => Err(format!(
+        let n = head_number(&text, "n").filter(|n| (1..=u64::from(crate::MAX_N)).contains(n));
+        let units = head_number(&text, "plan_units");
+        match (n, units) {
+            (Some(n), Some(units)) => {
+                let bound = size_bound(units);
+                Ok((n, units, bound.min(max_bytes)))
+            }
+            _ if (head.len() as u64) < HEAD => Ok((0, 0, HEAD)), // all of it is read: let
+            // the JSON parser say what is wrong
+            (None, _) => Err(format!(
                 "not a shard file: its first {HEAD} bytes name no board size n"
             )),
-            // Small: all of it is read; let the JSON parser say what is wrong.
-            None => Ok((0, HEAD)),
+            (Some(n), None) => Err(format!(
+                "not a shard file: its first {HEAD} bytes name n = {n} but not the plan's units (plan_units), which a shard file names before its units"
+            )),
         }
     };
-    let mut n = 0;
-    let bytes = read_bounded(&mut file, HEAD, |head| {
-        limit(head).map(|(found, bound)| {
-            n = found;
-            bound
+    let mut head = (0, 0, 0);
+    let bytes = read_bounded(&mut file, HEAD, |h| {
+        limit(h).map(|found| {
+            head = found;
+            found.2
         })
     })
     .map_err(|e| match e {
         Bounded::Io(e) => (Problem::Io(e.kind()), e.to_string()),
         Bounded::Refused(why) => (Problem::NotOurs, why),
-        Bounded::TooLarge(limit) => (
-            Problem::TooLarge,
-            format!(
-                "larger than any shard of n = {n} can be ({limit} bytes); refused without reading on"
-            ),
-        ),
+        Bounded::TooLarge(limit) => {
+            let (n, units, _) = head;
+            let why = if limit < size_bound(units) {
+                format!("more than the {limit} bytes the memory limit leaves for it (see --max-memory)")
+            } else {
+                format!("larger than any shard of n = {n} with a plan of {units} units can be ({limit} bytes)")
+            };
+            (Problem::TooLarge, format!("{why}; refused without reading on"))
+        }
     })?;
     String::from_utf8(bytes).map_err(|_| {
         (

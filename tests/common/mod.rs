@@ -39,3 +39,57 @@ pub fn stop_signals_ignored_here() -> bool {
     // Bit s - 1 for signal s: SIGHUP 1, SIGINT 2, SIGTERM 15.
     [1, 2, 15].iter().any(|s| ignored & (1 << (s - 1)) != 0)
 }
+
+/// A checkpoint's text with every record's counts changed by `change(index, solutions,
+/// nodes)`, check values and digests recomputed as a forger would (the header is kept).
+#[allow(dead_code)] // only the tests that forge records use it
+pub fn forge_checkpoint(text: &str, change: impl Fn(usize, u64, u64) -> (u64, u64)) -> String {
+    let mut lines = text.lines();
+    let mut forged = lines.next().unwrap_or("").to_string() + "\n";
+    for (i, l) in lines.enumerate() {
+        let f: Vec<&str> = l.split(' ').collect();
+        let (s, n) = change(i, f[1].parse().unwrap(), f[2].parse().unwrap());
+        let body = format!(
+            "{} {s} {n} {}/{},{}/{}",
+            f[0],
+            s % 13,
+            s % 15,
+            n % 13,
+            n % 15
+        );
+        let digest = fnv1a64(body.as_bytes()) as u32;
+        forged.push_str(&format!("{body} {digest:08x}\n"));
+    }
+    forged
+}
+
+/// Shard `spec` of n written to `dir/name` by the program itself, from a checkpoint whose
+/// records were changed by `change` (see [`forge_checkpoint`]): a shard file with valid
+/// check values and digest and forged counts, as a forger or a broken counter would make.
+#[allow(dead_code)] // only the tests that forge shards use it
+pub fn forged_shard(
+    dir: &std::path::Path,
+    n: &str,
+    spec: &str,
+    name: &str,
+    change: impl Fn(usize, u64, u64) -> (u64, u64),
+) -> std::path::PathBuf {
+    let ck = dir.join(format!("{name}.ck"));
+    let p = dir.join(name);
+    let run = || {
+        let o = nqueens()
+            .args(["count", n, "-q", "--shard", spec, "--checkpoint"])
+            .arg(&ck)
+            .arg("--out")
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run();
+    let text = std::fs::read_to_string(&ck).unwrap();
+    std::fs::write(&ck, forge_checkpoint(&text, change)).unwrap();
+    std::fs::remove_file(&p).unwrap();
+    run();
+    p
+}

@@ -282,6 +282,13 @@ impl Frame {
         frames
     }
 
+    /// The pre-placed queens (row, column), for the independent recount's test that it
+    /// finds the same frames.
+    #[cfg(test)]
+    pub fn preplaced(&self) -> &[(u8, u8)] {
+        &self.pre
+    }
+
     /// Rows to fill (the bits of a set E index this list).
     pub fn rows(&self) -> &[u8] {
         &self.rows
@@ -1132,7 +1139,6 @@ mod tests {
                 let want = sets(m, f.east_queens()).filter(counted).count();
                 let got: usize = f
                     .unit_prefixes(n)
-                    .into_iter()
                     .map(|prefix| {
                         f.sets_with_prefix(ctx.prefix_rows[i], prefix)
                             .filter(counted)

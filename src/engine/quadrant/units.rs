@@ -62,25 +62,49 @@ impl Frame {
 
     /// The prefixes of this frame's units without a stop flag (the tests).
     #[cfg(test)]
-    pub fn unit_prefixes(&self, n: u32) -> Vec<u32> {
+    pub fn unit_prefixes(&self, n: u32) -> Box<dyn Iterator<Item = u32> + '_> {
         self.unit_prefixes_until(n, &crate::engine::NEVER)
             .expect("never stopped")
     }
 
-    /// The prefixes of this frame's units: those with at least one counted set E; None
-    /// once `stop` is raised (read every [`STOP_EVERY`] prefixes or sets: one frame can
-    /// take seconds, n = 32 lists 601 million sets).
+    /// The prefixes of this frame's units: those with at least one counted set E,
+    /// ascending; None once `stop` is raised (read every [`STOP_EVERY`] prefixes or sets:
+    /// one frame can take seconds, n = 32 lists 601 million sets).
     ///
     /// Where prefixes outnumber the sets (n >= 26), the counted sets are listed and their
-    /// prefixes kept instead of trying every prefix: the same list, ascending.
-    pub fn unit_prefixes_until(&self, n: u32, stop: &AtomicBool) -> Option<Vec<u32>> {
+    /// prefixes kept instead of trying every prefix: the same list. Where a prefix fixes
+    /// every row (n >= 28) the prefixes are the counted sets themselves, in the ascending
+    /// order they are made, and are handed out one by one: a list of them all is 160 MB
+    /// at n = 28 and 2.4 GB at n = 32, which a plan built within a small budget (a file
+    /// claiming n = 32 to `merge`) must not allocate before its first unit. That iterator
+    /// ends early once `stop` is raised: the caller reads the flag after it.
+    pub fn unit_prefixes_until<'a>(
+        &'a self,
+        n: u32,
+        stop: &'a AtomicBool,
+    ) -> Option<Box<dyn Iterator<Item = u32> + 'a>> {
         let m = self.rows().len() as u32;
         let p = prefix_rows(n, m);
-        if p + 4 < m || p <= 20 {
-            self.prefixes_tried(p, stop)
+        Some(if p + 4 < m || p <= 20 {
+            Box::new(self.prefixes_tried(p, stop)?.into_iter())
+        } else if p == m {
+            Box::new(
+                self.counted_sets()
+                    .enumerate()
+                    .take_while(move |&(i, _)| {
+                        i % STOP_EVERY as usize != 0 || !stop.load(Ordering::Relaxed)
+                    })
+                    .map(|(_, e)| e),
+            )
         } else {
-            self.prefixes_of_sets(p, stop)
-        }
+            Box::new(self.prefixes_of_sets(p, stop)?.into_iter())
+        })
+    }
+
+    /// The counted sets, ascending: the prefixes when a prefix fixes every row.
+    fn counted_sets(&self) -> impl Iterator<Item = u32> + '_ {
+        let m = self.rows().len() as u32;
+        sets(m, self.east_queens()).filter(|&e| self.weight(e).0 > 0)
     }
 
     /// The prefixes of `p` rows with a counted set, by trying each of the 2^p.
@@ -359,7 +383,26 @@ mod tests {
         let m = f.rows().len() as u32;
         assert_eq!(f.prefixes_tried(m / 2, &stop), None);
         assert_eq!(f.prefixes_of_sets(m, &stop), None);
-        assert_eq!(f.unit_prefixes_until(12, &stop), None);
+        assert!(f.unit_prefixes_until(12, &stop).is_none());
+        // From n = 28 the prefixes are made lazily: the list ends at once instead.
+        let f = &Frame::all(28)[0];
+        let lazy = f.unit_prefixes_until(28, &stop).expect("lazy");
+        assert_eq!(lazy.count(), 0);
+    }
+
+    #[test]
+    fn prefixes_fixing_every_row_are_the_counted_sets_in_order() {
+        let never = std::sync::atomic::AtomicBool::new(false);
+        for n in [12u32, 13] {
+            for f in Frame::all(n) {
+                let m = f.rows().len() as u32;
+                assert_eq!(prefix_rows(n, m), m);
+                assert_eq!(
+                    Some(f.counted_sets().collect::<Vec<_>>()),
+                    f.prefixes_of_sets(m, &never)
+                );
+            }
+        }
     }
 
     #[test]
