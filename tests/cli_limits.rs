@@ -194,11 +194,13 @@ fn a_stop_ends_the_choice_of_a_shards_units_at_once() {
 fn a_stop_ends_the_quadrant_plans_build_at_once() {
     // n = 32 has one frame whose unit prefixes come from 601 million sets E: the stop flag
     // was read once per frame, so SIGTERM at 0.5 s ran 2.4-3 s more and the run ended
-    // with the plan refused (exit code 2), not 130. Under 4 GB of address space, as the
-    // hostile pass ran it (the plan is refused there once it is made).
+    // with the plan refused (exit code 2), not 130. The hostile pass ran it under 4 GB of
+    // address space; since the prefixes from n = 28 are made lazily, the plan is refused
+    // there within 0.5 s (12 million units), so this runs under 12 GB, where the plan's
+    // 59 million units take seconds to list (and the test's memory stays bounded).
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
-        .arg("ulimit -v 4000000 && exec \"$0\" count 32 --engine quadrant -t 1 -q")
+        .arg("ulimit -v 12000000 && exec \"$0\" count 32 --engine quadrant -t 1 -q")
         .arg(bin());
     let (took, code, err) = stop_command_after(cmd, Duration::from_millis(500));
     assert_eq!(code, Some(130), "{err}");

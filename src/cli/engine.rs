@@ -334,7 +334,13 @@ impl EnginePlan {
         let t = threads.max(1) as u64;
         let least = lists / t;
         let room = limit.saturating_sub(table).saturating_sub(plan_bytes) / 2 / t;
-        let per_thread = room.clamp(least, engine.whole_list_bytes(n).max(least));
+        // n = 26 keeps its 1 GiB (at most 3 west parts, its east list whole): the halves and
+        // sort of a part are not interruptible, and whole sets there made a stop take 4-5 s.
+        let per_thread = if n >= 28 {
+            room.clamp(least, engine.whole_list_bytes(n).max(least))
+        } else {
+            least
+        };
         let lists = per_thread.saturating_mul(t);
         // What is left bounds the unit plan and the bookkeeping of its units, which grow
         // like n^5 (backtracking): a plan past it is refused while it is being made (see
@@ -431,7 +437,7 @@ mod tests {
     }
 
     #[test]
-    fn list_budgets_grow_with_the_memory_allowed_from_n_26() {
+    fn list_budgets_grow_with_the_memory_allowed_from_n_28() {
         let with = |mem: u64, n: u32, threads: usize| {
             EngineArgs {
                 engine: EngineChoice::Auto,
@@ -452,6 +458,11 @@ mod tests {
         // Too little memory for more than the 1 GiB a thread starts from: that, still.
         assert_eq!(
             with(3 << 30, 28, 2).config.list_budget,
+            quadrant::LIST_BUDGET
+        );
+        // n = 26 keeps 1 GiB (a stop must not wait for a whole set's halves and sort).
+        assert_eq!(
+            with(64 << 30, 26, 2).config.list_budget,
             quadrant::LIST_BUDGET
         );
         // Below n = 26 no set comes near the budget: the lists' estimate, as before.

@@ -386,9 +386,10 @@ mod tests {
 
     #[test]
     fn quadrant_warnings_grow_with_n_and_match_the_estimates() {
-        // n = 22 on 2 threads: 1.4 h as `estimate 22` measured, not the 4.4 h of before.
+        // n = 22 on 2 threads: 53 min, as `estimate 22 -t 1` measured 6,361 s of CPU on the
+        // calibration core (src/engine/cost.rs); 2.8 h before the 2026-12-03 refit.
         let h = estimate_seconds(22, 2, Engine::Quadrant) / 3600.0;
-        assert!((1.0..2.0).contains(&h), "{h}");
+        assert!((0.75..1.0).contains(&h), "{h}");
         for n in 16..28 {
             assert!(
                 estimate_seconds(n + 1, 1, Engine::Quadrant)

@@ -17,7 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::args::{parse_n, parse_percent, parse_threads};
 use super::bfile::Sequence;
 use super::engine::EngineArgs;
-use super::format::{duration, grouped};
+use super::format::{duration, fine_duration, grouped};
 use super::report::{is_failed_check, timed_count, KnownCheck};
 use super::session;
 use super::{default_threads, Outcome};
@@ -241,7 +241,7 @@ fn unit_check(c: &Compared) -> UnitCheck {
 fn unit_line(u: &UnitCheck) -> String {
     let opt = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
     format!(
-        "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
+        "{:>9} {:<8} {:>5} {:>10} {:>4} {:>20} {:>20} {:>10} {:>10}  {}",
         u.id,
         u.kind,
         opt(u.frame.map(u64::from)),
@@ -249,8 +249,8 @@ fn unit_line(u: &UnitCheck) -> String {
         opt(u.sets.map(u64::from)),
         grouped(u128::from(u.engine_solutions)),
         grouped(u128::from(u.plain_solutions)),
-        u.engine_cpu_seconds,
-        u.plain_cpu_seconds,
+        fine_duration(u.engine_cpu_seconds),
+        fine_duration(u.plain_cpu_seconds),
         if u.agree { "ok" } else { "DIFFERS" }
     )
 }
@@ -350,8 +350,8 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
             "{} of {} units agree; mean CPU time a unit: engine {}, plain recount {} ({:.0}x)",
             compared.len() - differing.len(),
             compared.len(),
-            duration(engine),
-            duration(plain),
+            fine_duration(engine),
+            fine_duration(plain),
             plain / engine.max(1e-9)
         )?;
     }
