@@ -347,7 +347,7 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
         let (engine, plain) = (mean(|c| c.engine_time.cpu), mean(|c| c.plain_time.cpu));
         writeln!(
             out,
-            "{} of {} units agree; mean CPU time a unit: engine {}, plain recount {} ({:.0}x)",
+            "{} of {} units agree; mean CPU time a unit: engine {}, plain recount {} ({:.1}x)",
             compared.len() - differing.len(),
             compared.len(),
             fine_duration(engine),
