@@ -17,7 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::args::{parse_n, parse_percent, parse_threads};
 use super::bfile::Sequence;
 use super::engine::EngineArgs;
-use super::format::{duration, fine_duration, grouped};
+use super::format::{fine_duration, grouped};
 use super::report::{is_failed_check, timed_count, KnownCheck};
 use super::session;
 use super::{default_threads, Outcome};
