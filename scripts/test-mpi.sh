@@ -70,9 +70,9 @@ outcome() {
     ! grep -q '"total"' "$work/out" || fail "exit $rc, yet a count was printed: $*"
     test "$expect" != exact || fail "refused (exit $rc), but should count: $*"
     # Rank 0's line and the refusing rank's: each whole on one line (it ends as it should).
-    grep -q "^nqueens: rank [0-9]* refused rank 0's plan (n = 14, .*$expect.*(see 'nqueens --help')\$" "$work/err" ||
+    grep -q "^nqueens: rank [0-9]* refused rank 0's plan (n = 14, .*$expect.*(see 'nqueens count --help')\$" "$work/err" ||
         fail "no one-line refusal from rank 0 holding '$expect': $*"
-    grep -q "^nqueens: rank [0-9]* refuses rank 0's plan .*(see 'nqueens --help')\$" "$work/err" ||
+    grep -q "^nqueens: rank [0-9]* refuses rank 0's plan .*(see 'nqueens count --help')\$" "$work/err" ||
         fail "no one-line refusal from the refusing rank: $*"
 }
 c14=(count 14 --mpi -q --json)
@@ -126,7 +126,7 @@ for mode in "old:not an nqueens MPI message.*ending the MPI job\$" \
     "threads0:accepted with 0 threads.*ending the MPI job\$" \
     "stray:returned unit 492, which rank 0 had not handed to it.*ending the MPI job\$" \
     "twice:which rank 0 had not handed to it or already had back.*ending the MPI job\$" \
-    "refuse:refused rank 0's plan (n = 12, .*): evil\\\\n\\\\u{1b}\\[2Jreason (see 'nqueens --help')\$"; do
+    "refuse:refused rank 0's plan (n = 12, .*): evil\\\\n\\\\u{1b}\\[2Jreason (see 'nqueens count --help')\$"; do
     hostile "${mode#*:}" -np 2 "$bin" "${c12[@]}" : -np 1 "$work/rogue" "${mode%%:*}"
 done
 # The rogue as rank 0, with the real plan of n = 12 where it needs one.
