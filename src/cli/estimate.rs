@@ -49,6 +49,7 @@ use crate::engine::plan::{Engine, Unit, UnitKind};
 use crate::engine::quadrant::{
     self, half::Part, join::Sample, table::QuadrantTable, units::Proxy, Scratch,
 };
+use crate::engine::rng::SplitMix64 as Rng;
 use crate::UnitPlan;
 
 /// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
@@ -768,33 +769,6 @@ fn peak_rss() -> Option<u64> {
     let line = s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
     let kb: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb * 1024)
-}
-
-/// SplitMix64: a small seeded generator, enough for drawing a sample.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in 0..k (k >= 1).
-    fn below(&mut self, k: u64) -> u64 {
-        self.next() % k.max(1)
-    }
 }
 
 #[cfg(test)]

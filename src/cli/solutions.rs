@@ -17,6 +17,7 @@ use super::args::{parse_in, parse_n, parse_seed, shown, Refused};
 use super::render::{parse_format, Format, Renderer};
 use super::Outcome;
 use crate::cli::error::say;
+use crate::engine::rng::SplitMix64;
 use crate::Solutions;
 
 /// Largest n for `--random`: it counts the solutions with the fast engine, draws an index
@@ -130,11 +131,11 @@ fn draw(
     }
     let total = u64::try_from(total).expect("n <= 16 has fewer than 2^64 solutions");
     let index = match seed {
-        Some(seed) => SplitMix64(seed).below(total),
+        Some(seed) => SplitMix64::new(seed).below(total),
         None => {
             // Said, so that the board can be drawn again (it never was).
             let seed = fresh_seed();
-            let index = SplitMix64(seed).below(total);
+            let index = SplitMix64::new(seed).below(total);
             say!("nqueens: drew solution {index} of {total} with --seed {seed} (give it to draw the same one again)");
             index
         }
@@ -155,59 +156,9 @@ fn fresh_seed() -> u64 {
         .finish()
 }
 
-/// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014; constants from Vigna's reference code): a 64-bit state advanced by the
-/// golden-ratio increment and a mixing function. Small, fast, good enough to pick an index,
-/// and fully determined by the seed, which is what `--seed` promises.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..bound` (`bound > 0`). Plain `x % bound` would favour small
-    /// values; rejecting the lowest `2^64 mod bound` outputs leaves a multiple of `bound`
-    /// equally likely values.
-    fn below(&mut self, bound: u64) -> u64 {
-        debug_assert!(bound > 0);
-        let reject_below = bound.wrapping_neg() % bound; // (2^64 - bound) mod bound = 2^64 mod bound
-        loop {
-            let x = self.next_u64();
-            if x >= reject_below {
-                return x % bound;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splitmix64_matches_the_reference_sequence() {
-        // First outputs of Vigna's splitmix64.c for seed 0.
-        let mut r = SplitMix64(0);
-        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
-    }
-
-    #[test]
-    fn below_stays_in_range_and_hits_every_value() {
-        let mut r = SplitMix64(42);
-        let mut seen = [0u32; 10];
-        for _ in 0..10_000 {
-            seen[r.below(10) as usize] += 1;
-        }
-        // Each value expects 1,000 hits; 800 is more than 6 standard deviations below.
-        assert!(seen.iter().all(|&s| s > 800), "{seen:?}");
-        assert_eq!(SplitMix64(7).below(1), 0);
-    }
 
     #[test]
     fn rejects_a_limit_of_zero() {

@@ -1,5 +1,6 @@
 //! SplitMix64, the seeded generator behind every repeatable random choice of the runners
-//! (`merge --recheck`'s sample, `verify --units`'s units): a 64-bit state advanced by the
+//! and the command (`merge --recheck`'s sample, `verify --units`'s units, `estimate`'s draw,
+//! `solutions --random`): a 64-bit state advanced by the
 //! golden-ratio increment and a mixing function (Steele, Lea & Flood, "Fast splittable
 //! pseudorandom number generators", OOPSLA 2014; constants from Vigna's reference
 //! `splitmix64.c`). Small, fast, good enough to pick a sample, and fully determined by the
@@ -22,6 +23,11 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    /// A uniform float in [0, 1): the top 53 bits of the next output.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// A uniform integer in `0..bound` (`bound > 0`): plain `x % bound` would favour small
