@@ -205,17 +205,8 @@ struct Breakdown {
 
 impl Breakdown {
     fn of(n: u32, timed: &[Timed], total_x: f64, cpu: f64) -> Breakdown {
-        let k = timed.len() as f64;
         // Projected total and 95% half-width of figure `i` (see [`Work::figures`]).
-        let project = |i: usize| {
-            let r: Vec<f64> = timed.iter().map(|t| t.work.figures()[i] / t.x).collect();
-            let mean = r.iter().sum::<f64>() / k;
-            let var = r.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1.0);
-            (
-                total_x * mean,
-                t_quantile(timed.len() - 1) * total_x * (var / k).sqrt(),
-            )
-        };
+        let project = |i: usize| project(timed, total_x, |t| t.work.figures()[i]);
         let [halves, sort, join, tested, (solutions, half), sets, east, west] =
             std::array::from_fn(project);
         let known = crate::known::lookup(n).map(|k| k.total as f64);
@@ -387,12 +378,8 @@ pub fn run(a: &EstimateArgs) -> Outcome {
         draws += 1;
     }
     let total_x: f64 = costs.iter().map(|&c| c as f64).sum();
-    let k = timed.len() as f64;
-    let ratios: Vec<f64> = timed.iter().map(|t| t.secs / t.x).collect();
-    let mean = ratios.iter().sum::<f64>() / k;
-    let var = ratios.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (k - 1.0);
-    let cpu = total_x * mean + fixed;
-    let half = t_quantile(timed.len() - 1) * total_x * (var / k).sqrt();
+    let (projected, half) = project(&timed, total_x, |t| t.secs);
+    let cpu = projected + fixed;
     let (p50, p99, max) = unit_quantiles(&timed);
     let breakdown = (engine == Engine::Quadrant).then(|| Breakdown::of(a.n, &timed, total_x, cpu));
     let report = Report {
@@ -746,6 +733,20 @@ fn unit_quantiles(timed: &[Timed]) -> (f64, f64, f64) {
         v.last().map_or(0.0, |x| x.0)
     };
     (at(0.5), at(0.99), v.last().map_or(0.0, |x| x.0))
+}
+
+/// The projection of a figure c over the whole plan, `(X / K) · Σ_j c_j / x_j` (see the module
+/// doc), and the half-width of its 95% interval from the spread of the c_j / x_j (sampling
+/// only).
+fn project(timed: &[Timed], total_x: f64, c: impl Fn(&Timed) -> f64) -> (f64, f64) {
+    let k = timed.len() as f64;
+    let r: Vec<f64> = timed.iter().map(|t| c(t) / t.x).collect();
+    let mean = r.iter().sum::<f64>() / k;
+    let var = r.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1.0);
+    (
+        total_x * mean,
+        t_quantile(timed.len() - 1) * total_x * (var / k).sqrt(),
+    )
 }
 
 /// Student's t quantile at 0.975 for `df` degrees of freedom (table, then 1.96).
