@@ -1,8 +1,9 @@
 //! `nqueens animate N`: the backtracking search shown step by step, the "dynamic graphics"
 //! demo of the classic teaching programs, in three forms:
 //!
-//! - on a terminal ([`terminal`]), an interactive program: the board redrawn after every
-//!   step, keys to pause, step, speed up and quit, sized to the terminal;
+//! - on a terminal ([`terminal`], its frames drawn by [`draw`]), an interactive program: the
+//!   board redrawn after every step, keys to pause, step, speed up and quit, sized to the
+//!   terminal;
 //! - with `--svg FILE` ([`svg`]), the same search as one self-contained animated SVG for
 //!   slides and web pages;
 //! - otherwise (stdout is a pipe or a file) a plain step log, with no delay:
@@ -18,6 +19,7 @@
 //!
 //! Rows and columns in the log, on screen and in the SVG count from 1, like `--format perm`.
 
+mod draw;
 mod hangup;
 pub(crate) mod signals;
 pub mod svg;
