@@ -24,7 +24,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 /// Alternate screen on, cursor hidden: crossterm's sequences as the program sends them.
 const ENTER: &str = "\x1b[?1049h\x1b[?25l";
@@ -634,11 +634,7 @@ fn svg_has_one_frame_per_step_of_the_log() {
     let log = nqueens().args(["animate", "8"]).output().unwrap();
     let log = String::from_utf8(log.stdout).unwrap();
     let steps: Vec<&str> = log.lines().filter(|l| !l.starts_with("done:")).collect();
-    let out = nqueens()
-        .args(["animate", "8", "--svg", "-"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(nqueens().args(["animate", "8", "--svg", "-"]));
     let svg = String::from_utf8(out.stdout).unwrap();
     let frames = frames_of(&svg);
     assert_eq!(frames.len(), steps.len());
@@ -653,12 +649,11 @@ fn svg_has_one_frame_per_step_of_the_log() {
 fn svg_to_a_file_reports_its_size_and_a_frame_cap_refuses_before_writing() {
     let dir = scratch("svg");
     let file = dir.join("search.svg");
-    let out = nqueens()
-        .args(["animate", "6", "--until", "all", "--svg"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(
+        nqueens()
+            .args(["animate", "6", "--until", "all", "--svg"])
+            .arg(&file),
+    );
     let said = String::from_utf8(out.stdout).unwrap();
     let svg = std::fs::read_to_string(&file).unwrap();
     // "…/search.svg: 308 frames, 304 steps, 4 solutions, 61.4 s per loop, 95,123 bytes"
@@ -676,12 +671,12 @@ fn svg_to_a_file_reports_its_size_and_a_frame_cap_refuses_before_writing() {
     assert_eq!(frames_of(&svg).len(), 308);
 
     let capped = dir.join("capped.svg");
-    let out = nqueens()
-        .args(["animate", "8", "--max-frames", "20", "--svg"])
-        .arg(&capped)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = failed_with(
+        nqueens()
+            .args(["animate", "8", "--max-frames", "20", "--svg"])
+            .arg(&capped),
+        2,
+    );
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("needs more than 20 frames"), "{err}");
     assert!(!capped.exists());
@@ -811,14 +806,13 @@ fn svg_plays_in_headless_chromium_showing_each_frame_in_its_slot() {
     let Some(browser) = chromium() else { return };
     let dir = scratch("browser");
     let page = dir.join("n6.svg");
-    let out = nqueens()
-        .args([
-            "animate", "6", "--until", "first", "--delay", "1000", "--svg",
-        ])
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    succeeded(
+        nqueens()
+            .args([
+                "animate", "6", "--until", "first", "--delay", "1000", "--svg",
+            ])
+            .arg(&page),
+    );
     let svg = std::fs::read_to_string(&page).unwrap();
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let root = doc.root_element();

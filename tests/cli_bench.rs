@@ -4,33 +4,21 @@
 
 mod common;
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 use serde_json::Value;
 
-/// Runs `nqueens bench ARGS --json`, expects success, returns the parsed report.
 /// Runs `nqueens bench ARGS`, which must succeed: its stdout and stderr.
 fn bench_text(args: &[&str]) -> (String, String) {
-    let out = nqueens().arg("bench").args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: exit {:?}", out.status);
+    let out = succeeded(nqueens().arg("bench").args(args));
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
 }
 
+/// Runs `nqueens bench ARGS --json`, which must succeed: the parsed report.
 fn bench_json(args: &[&str]) -> Value {
-    let out = nqueens()
-        .arg("bench")
-        .args(args)
-        .arg("--json")
-        .output()
-        .expect("nqueens runs");
-    assert!(
-        out.status.success(),
-        "exit {:?}, stderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(nqueens().arg("bench").args(args).arg("--json"));
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON report")
 }
 
@@ -264,12 +252,12 @@ fn bench_warns_when_threads_exceed_logical_cores() {
 
 #[test]
 fn bench_fails_with_exit_1_when_a_count_is_wrong() {
-    let out = nqueens()
-        .args(["bench", "--tiny", "--runs", "1", "--json"])
-        .env("NQUEENS_BENCH_CORRUPT_EXPECTED", "1")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let out = failed_with(
+        nqueens()
+            .args(["bench", "--tiny", "--runs", "1", "--json"])
+            .env("NQUEENS_BENCH_CORRUPT_EXPECTED", "1"),
+        1,
+    );
     assert!(out.stdout.is_empty(), "no report for a failed benchmark");
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
@@ -290,8 +278,7 @@ fn bench_rejects_bad_input_with_one_line_and_exit_2() {
         (&["--threads", "1,-2"][..], "thread count -2 is invalid"),
         (&["--threads", "1,99999"][..], "at most 4096 threads"),
     ] {
-        let out = nqueens().arg("bench").args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = failed_with(nqueens().arg("bench").args(args), 2);
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
@@ -327,8 +314,7 @@ fn bench_reports_a_full_disk_in_one_line_and_a_closed_pipe_quietly() {
             if json {
                 cmd.arg("--json");
             }
-            let out = cmd.stdout(full.try_clone().unwrap()).output().unwrap();
-            assert_eq!(out.status.code(), Some(2), "json {json}");
+            let out = failed_with(cmd.stdout(full.try_clone().unwrap()), 2);
             let stderr = String::from_utf8(out.stderr).unwrap();
             let last = stderr.lines().last().unwrap_or_default();
             assert_eq!(
@@ -380,15 +366,7 @@ fn bench_times_the_thread_counts_in_turn() {
 fn bench_compare_prints_the_ratios_of_the_fixtures() {
     let fixture = |name: &str| format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let (a, b) = (fixture("bench-a.json"), fixture("bench-b.json"));
-    let out = nqueens()
-        .args(["bench", "--compare", &a, &b])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(nqueens().args(["bench", "--compare", &a, &b]));
     let text = String::from_utf8(out.stdout).unwrap();
     let row = |label: &str| -> Vec<String> {
         let line = text
@@ -421,20 +399,11 @@ fn bench_compare_prints_the_ratios_of_the_fixtures() {
         (vec!["/", b.as_str()], "it is a directory"),
         (vec![a.as_str()], "2 values required"),
     ] {
-        let out = nqueens()
-            .args(["bench", "--compare"])
-            .args(&args)
-            .output()
-            .unwrap();
+        let out = failed_with(nqueens().args(["bench", "--compare"]).args(&args), 2);
         let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
     // Nothing else goes with it.
-    let out = nqueens()
-        .args(["bench", "--quick", "--compare", &a, &b])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    failed_with(nqueens().args(["bench", "--quick", "--compare", &a, &b]), 2);
 }

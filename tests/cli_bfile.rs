@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::nqueens;
+use common::{nqueens, succeeded};
 use nqueens::known::TABLE;
 
 /// A fresh empty directory for one test.
@@ -87,12 +87,11 @@ fn a_bfile_of_the_program_verifies_from_a_file_and_from_stdin() {
     );
     assert!(out.ends_with("13 ok, 0 MISMATCH, 0 skipped\n"), "{out}");
 
-    let out = nqueens()
-        .args(["verify", "--bfile", "-", "--sequence", "unique"])
-        .write_stdin(bfile)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(
+        nqueens()
+            .args(["verify", "--bfile", "-", "--sequence", "unique"])
+            .write_stdin(bfile),
+    );
     assert!(String::from_utf8(out.stdout)
         .unwrap()
         .ends_with("13 ok, 0 MISMATCH, 0 skipped\n"));

@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("campaign", name)
@@ -26,14 +26,13 @@ fn stdout(o: &Output) -> String {
 /// Writes shard `k` of `m` of n into `dir/s{n}-{k}-of-{m}.json`.
 fn shard(dir: &Path, n: u32, k: u32, m: u32) -> PathBuf {
     let p = dir.join(format!("s{n}-{k}-of-{m}.json"));
-    let o = nqueens()
-        .args(["count", &n.to_string(), "-q", "-t", "1", "--shard"])
-        .arg(format!("{k}/{m}"))
-        .arg("--out")
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(
+        nqueens()
+            .args(["count", &n.to_string(), "-q", "-t", "1", "--shard"])
+            .arg(format!("{k}/{m}"))
+            .arg("--out")
+            .arg(&p),
+    );
     p
 }
 
@@ -43,13 +42,15 @@ fn forged(dir: &Path, n: &str, spec: &str, name: &str, forge: usize) -> PathBuf 
     common::forged_shard(dir, n, spec, name, |i, s, n| (s + u64::from(i < forge), n))
 }
 
-fn status(files: &[&Path], json: bool) -> Output {
+/// `merge --status` (`--json` too if `json`) of `files`, ready to run.
+fn status(files: &[&Path], json: bool) -> assert_cmd::Command {
     let mut c = nqueens();
     c.args(["merge", "--status"]);
     if json {
         c.arg("--json");
     }
-    c.args(files).output().unwrap()
+    c.args(files);
+    c
 }
 
 /// The line of `text` that starts with `label`.
@@ -64,8 +65,7 @@ fn status_of_a_complete_campaign_exits_0_with_the_whole_total() {
     let d = scratch("complete");
     let files: Vec<PathBuf> = (0..4).map(|k| shard(&d, 12, k, 4)).collect();
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let o = status(&refs, false);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = succeeded(&mut status(&refs, false));
     let out = stdout(&o);
     assert_eq!(
         line(&out, "shards"),
@@ -91,8 +91,7 @@ fn status_names_missing_shards_in_slurm_syntax_and_exits_3() {
         .map(|&k| shard(&d, 12, k, 10))
         .collect();
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let o = status(&refs, false);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = failed_with(&mut status(&refs, false), 3);
     let out = stdout(&o);
     assert_eq!(line(&out, "missing"), "missing 0,2-4,8");
     assert_eq!(line(&out, "valid"), "valid      1,5-7,9");
@@ -102,8 +101,7 @@ fn status_names_missing_shards_in_slurm_syntax_and_exits_3() {
         remaining.contains("of CPU") && remaining.contains("cost estimate"),
         "{out}"
     );
-    let o = status(&refs, true);
-    assert_eq!(o.status.code(), Some(3));
+    let o = failed_with(&mut status(&refs, true), 3);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["missing"], serde_json::json!([0, 2, 3, 4, 8]));
     assert_eq!(v["valid"], serde_json::json!([1, 5, 6, 7, 9]));
@@ -113,8 +111,7 @@ fn status_names_missing_shards_in_slurm_syntax_and_exits_3() {
     assert!(v["partial"]["total"].as_u64().unwrap() < 14_200);
     assert!(v["cpu_seconds"].as_f64().unwrap() >= 0.0);
     // Merging the same files is refused, naming the first missing shards.
-    let o = nqueens().arg("merge").args(&refs).output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    let o = failed_with(nqueens().arg("merge").args(&refs), 2);
     assert!(
         stderr(&o).contains("shard 0/10, 2/10, 3/10, 4/10, 8/10 not given"),
         "{}",
@@ -131,9 +128,8 @@ fn status_lists_duplicates_and_conflicts() {
     fs::copy(&files[1], &copy).unwrap();
     let mut refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     refs.push(&copy);
-    let o = status(&refs, false);
     // A copy of a shard is no harm: the campaign is complete.
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = succeeded(&mut status(&refs, false));
     let out = stdout(&o);
     assert!(line(&out, "shards").contains("3 valid, 0 missing, 1 duplicated, 0 refused"));
     let dup = line(&out, "duplicate");
@@ -145,20 +141,19 @@ fn status_lists_duplicates_and_conflicts() {
     );
     // The same shard computed again (other threads, other time) is a duplicate too.
     let again = d.join("again.json");
-    let o = nqueens()
-        .args(["count", "11", "-q", "-t", "2", "--shard", "1/3", "--out"])
-        .arg(&again)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    succeeded(
+        nqueens()
+            .args(["count", "11", "-q", "-t", "2", "--shard", "1/3", "--out"])
+            .arg(&again),
+    );
     refs.push(&again);
-    let o = status(&refs, false);
+    let o = status(&refs, false).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "same results: {}", stdout(&o));
     // A file of that shard with other results (a forger's, digest and all) is a conflict:
     // one of the two is wrong, and status fails the check (exit 1), naming the unit.
     let bad = forged(&d, "11", "1/3", "forged.json", 1);
     refs.push(&bad);
-    let o = status(&refs, false);
+    let o = status(&refs, false).output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let out = stdout(&o);
     let conflict = line(&out, "CONFLICT");
@@ -188,8 +183,7 @@ fn status_refuses_foreign_corrupt_and_misplaced_files_with_reasons() {
     fs::write(&junk, "my notes\n").unwrap();
     fs::remove_file(&files[2]).unwrap();
     let refs: Vec<&Path> = vec![&files[0], &files[1], &n10, &m2, &bad, &junk];
-    let o = status(&refs, false);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = failed_with(&mut status(&refs, false), 3);
     let out = stdout(&o);
     assert!(
         line(&out, "shards").contains("2 valid, 1 missing, 0 duplicated, 4 refused"),
@@ -210,8 +204,7 @@ fn status_refuses_foreign_corrupt_and_misplaced_files_with_reasons() {
     }
     assert_eq!(line(&out, "missing"), "missing 2");
     // No valid file at all: one line, exit 2.
-    let o = status(&[&junk, &bad], false);
-    assert_eq!(o.status.code(), Some(2));
+    let o = failed_with(&mut status(&[&junk, &bad], false), 2);
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("no valid shard file"), "{}", stderr(&o));
     fs::remove_dir_all(d).unwrap();
@@ -221,12 +214,11 @@ fn status_refuses_foreign_corrupt_and_misplaced_files_with_reasons() {
 fn merge_json_is_a_certificate() {
     let d = scratch("certificate");
     let files: Vec<PathBuf> = (0..2).map(|k| shard(&d, 12, k, 2)).collect();
-    let o = nqueens()
-        .args(["merge", "--json", "--recheck", "10", "--seed", "5"])
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = succeeded(
+        nqueens()
+            .args(["merge", "--json", "--recheck", "10", "--seed", "5"])
+            .args(&files),
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // The fields of before stay.
     for k in [
@@ -259,20 +251,19 @@ fn merge_json_is_a_certificate() {
         serde_json::json!([{"method": "engine", "percent": 10.0, "seed": 5, "units": c["rechecks"][0]["units"], "differing": 0}])
     );
     // With --independent, the plain recount's seed and units.
-    let o = nqueens()
-        .args([
-            "merge",
-            "--json",
-            "--recheck",
-            "5",
-            "--independent",
-            "--seed",
-            "9",
-        ])
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = succeeded(
+        nqueens()
+            .args([
+                "merge",
+                "--json",
+                "--recheck",
+                "5",
+                "--independent",
+                "--seed",
+                "9",
+            ])
+            .args(&files),
+    );
     assert!(
         stderr(&o).contains("--recheck 5 --independent --seed 9): all match"),
         "{}",
@@ -295,22 +286,22 @@ fn an_independent_recheck_catches_a_forged_count() {
     // digest (rebuilt by the program from a forged checkpoint): the plain recount names it.
     let d = scratch("forged");
     let p = forged(&d, "12", "0/1", "s.json", usize::MAX);
-    let o = nqueens()
-        .args([
-            "merge",
-            "--recheck",
-            "1",
-            "--independent",
-            "--seed",
-            "3",
-            "-t",
-            "1",
-        ])
-        .arg(&p)
-        .output()
-        .unwrap();
+    let o = failed_with(
+        nqueens()
+            .args([
+                "merge",
+                "--recheck",
+                "1",
+                "--independent",
+                "--seed",
+                "3",
+                "-t",
+                "1",
+            ])
+            .arg(&p),
+        1,
+    );
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(
         e.contains("s.json") && e.contains("recounts independently to"),
@@ -322,11 +313,7 @@ fn an_independent_recheck_catches_a_forged_count() {
 #[test]
 fn verify_units_compares_the_engine_with_the_plain_recount() {
     for n in ["13", "16"] {
-        let o = nqueens()
-            .args(["verify", n, "--units", "6", "--seed", "11", "-t", "2"])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        let o = succeeded(nqueens().args(["verify", n, "--units", "6", "--seed", "11", "-t", "2"]));
         let out = stdout(&o);
         assert!(out.contains("6 of 6 units agree"), "{out}");
         assert_eq!(
@@ -337,14 +324,13 @@ fn verify_units_compares_the_engine_with_the_plain_recount() {
     }
     // JSON: the seed, and every unit's two results; the same seed draws the same units.
     let json = |extra: &[&str]| {
-        let o = nqueens()
-            .args([
-                "verify", "14", "--units", "4", "--seed", "2", "--json", "-t", "1",
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        let o = succeeded(
+            nqueens()
+                .args([
+                    "verify", "14", "--units", "4", "--seed", "2", "--json", "-t", "1",
+                ])
+                .args(extra),
+        );
         serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
     };
     let v = json(&[]);
@@ -369,7 +355,6 @@ fn verify_units_compares_the_engine_with_the_plain_recount() {
     let cheap = json(&["--cheapest", "5"]);
     assert_eq!(cheap["cheapest_percent"], 5.0);
     // Without --units, N is refused in one line.
-    let o = nqueens().args(["verify", "14"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    let o = failed_with(nqueens().args(["verify", "14"]), 2);
     assert!(stderr(&o).contains("--units"), "{}", stderr(&o));
 }

@@ -3,16 +3,10 @@
 
 mod common;
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 fn stdout_of(args: &[&str]) -> String {
-    let out = nqueens().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(succeeded(nqueens().args(args)).stdout).unwrap()
 }
 
 #[test]
@@ -83,8 +77,7 @@ fn verify_up_to_11_passes() {
 }
 
 fn assert_usage_error(args: &[&str], mentions: &str) {
-    let out = nqueens().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let out = failed_with(nqueens().args(args), 2);
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(
         err.lines().count(),
@@ -199,8 +192,7 @@ fn no_subcommand_is_one_line_naming_the_subcommands() {
 fn count_1_warns_about_nothing() {
     // The time estimate divided by Q(2) / Q(1) = 0: "roughly inf years" for n = 1.
     for args in [&["count", "1"][..], &["count", "1..1"], &["count", "1..3"]] {
-        let out = nqueens().args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}");
+        let out = succeeded(nqueens().args(args));
         assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "{args:?}");
     }
 }
@@ -302,12 +294,12 @@ fn unwritable_shard_file_is_named_in_the_error() {
 /// must not silently measure the other code.
 #[test]
 fn a_misspelt_kernel_variable_is_refused_and_the_valid_ones_count() {
-    let out = nqueens()
-        .env("NQUEENS_KERNEL", "Baseline")
-        .args(["count", "8"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = failed_with(
+        nqueens()
+            .env("NQUEENS_KERNEL", "Baseline")
+            .args(["count", "8"]),
+        2,
+    );
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
@@ -316,12 +308,11 @@ fn a_misspelt_kernel_variable_is_refused_and_the_valid_ones_count() {
     );
     assert!(out.stdout.is_empty());
     for value in ["auto", "baseline"] {
-        let out = nqueens()
-            .env("NQUEENS_KERNEL", value)
-            .args(["count", "12", "--json"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{value}");
+        let out = succeeded(
+            nqueens()
+                .env("NQUEENS_KERNEL", value)
+                .args(["count", "12", "--json"]),
+        );
         let s = String::from_utf8(out.stdout).unwrap();
         assert!(s.contains("\"total\":14200"), "{value}: {s}");
     }
@@ -332,12 +323,7 @@ fn a_misspelt_kernel_variable_is_refused_and_the_valid_ones_count() {
 #[test]
 fn format_json_is_json() {
     let json_of = |args: &[&str]| -> Vec<serde_json::Value> {
-        let out = nqueens().args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = succeeded(nqueens().args(args));
         String::from_utf8(out.stdout)
             .unwrap()
             .lines()

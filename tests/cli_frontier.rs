@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 /// A fresh path in the temp directory, unique to this test process and name.
 fn temp(name: &str) -> PathBuf {
@@ -23,25 +23,15 @@ fn shards_made_with_and_without_the_table_merge() {
     // shard searches its quadrants; shard membership must not change with it.
     let (a, b) = (temp("m0.json"), temp("m1.json"));
     for (k, path, memory) in [(0, &a, "4G"), (1, &b, "1100K")] {
-        let out = nqueens()
-            .args(["count", "16", "--shard", &format!("{k}/2"), "--out"])
-            .arg(path)
-            .args(["--max-memory", memory, "-q"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        succeeded(
+            nqueens()
+                .args(["count", "16", "--shard", &format!("{k}/2"), "--out"])
+                .arg(path)
+                .args(["--max-memory", memory, "-q"]),
         );
     }
-    let out = nqueens().arg("merge").arg(&a).arg(&b).output().unwrap();
+    let out = succeeded(nqueens().arg("merge").arg(&a).arg(&b));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(text.contains("14,772,512"), "{text}");
     for p in [a, b] {
         let _ = std::fs::remove_file(p);
@@ -52,24 +42,16 @@ fn shards_made_with_and_without_the_table_merge() {
 fn shard_membership_is_the_same_under_any_memory_limit() {
     // The plan listing of a shard's units is what a node computes for itself.
     let units = |memory: &str| {
-        let out = nqueens()
-            .args([
-                "plan",
-                "16",
-                "--json",
-                "--engine",
-                "quadrant",
-                "--max-memory",
-                memory,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        succeeded(nqueens().args([
+            "plan",
+            "16",
+            "--json",
+            "--engine",
+            "quadrant",
+            "--max-memory",
+            memory,
+        ]))
+        .stdout
     };
     // 1100K: the lists (0.2 MB) and the plan's records (6,487 units at 128 bytes) fit, the
     // 1.2 MB table does not. (n = 17's plan, 85,903 units, needs more than its table.)
@@ -78,15 +60,7 @@ fn shard_membership_is_the_same_under_any_memory_limit() {
 
 #[test]
 fn estimate_prints_an_interval_that_brackets_its_estimate() {
-    let out = nqueens()
-        .args(["estimate", "13", "--json", "--sample", "8", "-t", "1"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(nqueens().args(["estimate", "13", "--json", "--sample", "8", "-t", "1"]));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let f = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {r}"));
     assert!(f("cpu_seconds") > 0.0);
@@ -101,11 +75,7 @@ fn estimate_prints_an_interval_that_brackets_its_estimate() {
 
 #[test]
 fn estimate_text_names_the_time_and_memory() {
-    let out = nqueens()
-        .args(["estimate", "12", "--sample", "4"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(nqueens().args(["estimate", "12", "--sample", "4"]));
     let text = String::from_utf8_lossy(&out.stdout);
     for want in [
         "CPU time",
@@ -133,11 +103,7 @@ fn estimate_refuses_a_sample_too_small_for_an_interval() {
         ("lots", "not a sample size"),
         ("1000001", "too large"),
     ] {
-        let out = nqueens()
-            .args(["estimate", "14", "--sample", arg])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2));
+        let out = failed_with(nqueens().args(["estimate", "14", "--sample", arg]), 2);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(want), "{arg}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -148,11 +114,10 @@ fn estimate_refuses_a_sample_too_small_for_an_interval() {
 fn estimate_refuses_instead_of_timing_hours_of_backtracking() {
     // 100M holds neither the n = 24 table nor two threads' pattern lists: `count` would
     // fall back to backtracking, whose units there take hours; estimate says so instead.
-    let out = nqueens()
-        .args(["estimate", "24", "-t", "2", "--max-memory", "100M"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = failed_with(
+        nqueens().args(["estimate", "24", "-t", "2", "--max-memory", "100M"]),
+        2,
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("do not fit the memory allowed"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -162,11 +127,7 @@ fn estimate_refuses_instead_of_timing_hours_of_backtracking() {
 fn estimate_says_where_the_time_goes_and_brackets_the_known_total() {
     // n = 14: every sampled join runs whole, so the figures are the same on any machine
     // for a seed but the seconds; the interval of the solutions holds Q(14).
-    let out = nqueens()
-        .args(["estimate", "14", "--json", "-t", "1", "--seed", "3"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(nqueens().args(["estimate", "14", "--json", "-t", "1", "--seed", "3"]));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let b = &r["breakdown"];
     let f = |k: &str| b[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {r}"));
@@ -197,9 +158,7 @@ fn estimate_says_where_the_time_goes_and_brackets_the_known_total() {
 fn the_time_model_follows_the_measured_time() {
     for n in ["20", "22"] {
         let run = |args: &[&str]| -> serde_json::Value {
-            let out = nqueens().args(args).output().unwrap();
-            assert!(out.status.success(), "{args:?}");
-            serde_json::from_slice(&out.stdout).unwrap()
+            serde_json::from_slice(&succeeded(nqueens().args(args)).stdout).unwrap()
         };
         let model = run(&["plan", n, "--stats", "--json"])["projected_cpu_seconds"]
             .as_f64()

@@ -9,21 +9,25 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::nqueens;
+use common::{nqueens, succeeded};
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_nqueens"))
 }
 
-/// Runs the binary with `args` under `ulimit -v KB` (setrlimit(RLIMIT_AS) in the child
-/// shell, which then execs the program), so the machine itself is never limited.
-fn under_address_limit(kb: u64, args: &str) -> Output {
-    Command::new("sh")
-        .arg("-c")
+/// The binary with `args` under `ulimit -v KB` (setrlimit(RLIMIT_AS) in the child shell,
+/// which then execs the program), so the machine itself is never limited; ready to run.
+fn limited(kb: u64, args: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
         .arg(format!("ulimit -v {kb} && exec \"$0\" {args}"))
-        .arg(bin())
-        .output()
-        .expect("sh runs")
+        .arg(bin());
+    c
+}
+
+/// Runs [`limited`]`(kb, args)` to its end.
+fn under_address_limit(kb: u64, args: &str) -> Output {
+    limited(kb, args).output().expect("sh runs")
 }
 
 /// Asserts a refusal: exit code 2 and one line on stderr with every word of `says`, no
@@ -72,15 +76,7 @@ fn max_memory_bounds_the_plan_too() {
 
 #[test]
 fn the_largest_max_memory_the_help_names_is_accepted() {
-    let out = nqueens()
-        .args(["count", "8", "--max-memory", "1P"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(nqueens().args(["count", "8", "--max-memory", "1P"]));
     assert!(String::from_utf8_lossy(&out.stdout).contains("92"));
     let out = nqueens()
         .args(["count", "8", "--max-memory", "2P"])
@@ -260,12 +256,7 @@ fn thread_counts_past_the_address_space_are_refused_in_one_line_every_time() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.lines().last().unwrap().contains("use at most"), "{err}");
     // What the bound admits runs.
-    let out = under_4g("count 8 -q -t 300");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&mut limited(4_000_000, "count 8 -q -t 300"));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 use nqueens::{Engine, UnitPlan};
 
 /// A fresh path in the temp directory, unique to this test process and name.
@@ -31,19 +31,8 @@ fn result_lines(stdout: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Runs nqueens with `args`, asserting success, and returns its output.
-fn run_ok(args: &[&str]) -> std::process::Output {
-    let out = nqueens().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 fn count_lines(args: &[&str]) -> Vec<String> {
-    result_lines(&run_ok(args).stdout)
+    result_lines(&succeeded(nqueens().args(args)).stdout)
 }
 
 fn lines_in(path: &PathBuf) -> usize {
@@ -153,11 +142,7 @@ fn torn_last_line_is_redone() {
     // Cut the last record in the middle, as a kill during its write would.
     let cut = text.len() - 7;
     std::fs::write(&path, &text[..cut]).unwrap();
-    let out = nqueens()
-        .args(["count", "12", "--checkpoint", p])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(nqueens().args(["count", "12", "--checkpoint", p]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("torn"));
     assert_eq!(result_lines(&out.stdout), full);
     assert_eq!(
@@ -173,8 +158,7 @@ fn checkpoint_of_another_n_plan_or_corrupted_is_refused() {
     let p = path.to_str().unwrap();
     count_lines(&["count", "11", "--checkpoint", p]);
     let err = |args: &[&str]| {
-        let out = nqueens().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = failed_with(nqueens().args(args), 2);
         let e = String::from_utf8_lossy(&out.stderr).to_string();
         assert_eq!(e.lines().count(), 1, "one line: {e}");
         e
@@ -202,21 +186,17 @@ fn shards(n: u32, m: u32, tag: &str) -> Vec<PathBuf> {
         .map(|k| {
             let path = temp(&format!("{tag}-{n}-{k}-of-{m}.json"));
             let spec = format!("{k}/{m}");
-            run_ok(&[
+            succeeded(nqueens().args([
                 "count",
                 &n.to_string(),
                 "--shard",
                 &spec,
                 "--out",
                 path.to_str().unwrap(),
-            ]);
+            ]));
             path
         })
         .collect()
-}
-
-fn merge(paths: &[PathBuf]) -> std::process::Output {
-    nqueens().arg("merge").args(paths).output().unwrap()
 }
 
 #[test]
@@ -224,12 +204,7 @@ fn merged_shards_equal_the_count_for_several_m() {
     let whole = count_lines(&["count", "12"]);
     for m in [1, 2, 3, 7] {
         let paths = shards(12, m, "merge");
-        let out = merge(&paths);
-        assert!(
-            out.status.success(),
-            "m = {m}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = succeeded(nqueens().arg("merge").args(&paths));
         assert_eq!(result_lines(&out.stdout), whole, "m = {m}");
         for p in paths {
             std::fs::remove_file(p).unwrap();
@@ -264,8 +239,7 @@ fn missing_duplicate_foreign_and_tampered_shards_are_named() {
     let paths = shards(11, 3, "bad");
     // Merging `set` fails with one line that contains every string of `want`.
     let fails = |set: &[&PathBuf], want: &[&str]| {
-        let out = nqueens().arg("merge").args(set).output().unwrap();
-        assert_eq!(out.status.code(), Some(2));
+        let out = failed_with(nqueens().arg("merge").args(set), 2);
         let e = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(want.iter().all(|w| e.contains(w)), "{e} lacks {want:?}");
     };
@@ -306,16 +280,8 @@ fn missing_duplicate_foreign_and_tampered_shards_are_named() {
 
 #[test]
 fn shard_needs_out_and_a_single_n() {
-    let out = nqueens()
-        .args(["count", "12", "--shard", "0/2"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = nqueens()
-        .args(["count", "10..12", "--checkpoint", "x"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    failed_with(nqueens().args(["count", "12", "--shard", "0/2"]), 2);
+    let out = failed_with(nqueens().args(["count", "10..12", "--checkpoint", "x"]), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("single N"));
     let out = nqueens()
         .args(["count", "12", "--shard", "2/2", "--out", "x"])
@@ -326,8 +292,7 @@ fn shard_needs_out_and_a_single_n() {
 
 #[test]
 fn count_without_a_terminal_prints_no_progress() {
-    let out = nqueens().args(["count", "11"]).output().unwrap();
-    assert!(out.status.success());
+    let out = succeeded(nqueens().args(["count", "11"]));
     assert!(
         out.stderr.is_empty(),
         "{}",
@@ -354,7 +319,7 @@ fn plan_stats_replays_measured_costs() {
     let path = temp("stats.ckpt");
     count_lines(&["count", "12", "--checkpoint", path.to_str().unwrap()]);
     let p = path.to_str().unwrap();
-    let out = run_ok(&[
+    let out = succeeded(nqueens().args([
         "plan",
         "12",
         "--stats",
@@ -363,7 +328,7 @@ fn plan_stats_replays_measured_costs() {
         "1,4",
         "--costs",
         p,
-    ]);
+    ]));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["costs"], "measured");
     let counted: serde_json::Value = serde_json::from_slice(
@@ -384,19 +349,17 @@ fn plan_stats_replays_measured_costs() {
     );
     // One worker runs everything back to back: efficiency 1.
     assert_eq!(v["makespan"][0]["efficiency"], 1.0);
-    let out = nqueens()
-        .args(["plan", "13", "--stats", "--costs", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    failed_with(
+        nqueens().args(["plan", "13", "--stats", "--costs", path.to_str().unwrap()]),
+        2,
+    );
     std::fs::remove_file(path).unwrap();
 }
 
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn mpi_flag_explains_how_to_build_it() {
-    let out = nqueens().args(["count", "8", "--mpi"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = failed_with(nqueens().args(["count", "8", "--mpi"]), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--features mpi"));
 }
 
@@ -415,10 +378,10 @@ fn shard_checkpoint_records_its_scope() {
         "--out",
         o,
     ];
-    run_ok(&args);
+    succeeded(nqueens().args(args));
     let first = std::fs::read_to_string(&out).unwrap();
     // Same shard again: everything comes from the checkpoint, same units and counts.
-    run_ok(&args);
+    succeeded(nqueens().args(args));
     let again: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let first: serde_json::Value = serde_json::from_str(&first).unwrap();
@@ -437,8 +400,7 @@ fn shard_checkpoint_records_its_scope() {
             o,
         ],
     ] {
-        let res = nqueens().args(&args).output().unwrap();
-        assert_eq!(res.status.code(), Some(2), "{args:?}");
+        let res = failed_with(nqueens().args(&args), 2);
         assert!(String::from_utf8_lossy(&res.stderr).contains("scope 'shard 1/2'"));
     }
     std::fs::remove_file(ck).unwrap();

@@ -9,7 +9,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::process::Output;
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -114,14 +114,14 @@ fn with_stdout_closed(args: &[&str]) -> Output {
 #[test]
 fn a_failed_read_of_stdin_names_stdin() {
     let d = scratch("stdin");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["verify", "--bfile", "-"])
-        .stdin(fs::File::open(&d).unwrap())
-        .output()
-        .unwrap();
+    let o = failed_with(
+        std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+            .args(["verify", "--bfile", "-"])
+            .stdin(fs::File::open(&d).unwrap()),
+        2,
+    );
     assert_one_clean_line(&o, &["standard input"]);
     assert!(!stderr(&o).contains("standard output"), "{}", stderr(&o));
-    assert_eq!(o.status.code(), Some(2));
     fs::remove_dir_all(d).unwrap();
 }
 
@@ -129,12 +129,11 @@ fn a_failed_read_of_stdin_names_stdin() {
 fn a_count_that_disagrees_with_the_table_says_so_on_stderr() {
     let d = scratch("forged");
     let ck = d.join("c");
-    let o = nqueens()
-        .args(["count", "8", "--engine", "backtrack", "--checkpoint"])
-        .arg(&ck)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(
+        nqueens()
+            .args(["count", "8", "--engine", "backtrack", "--checkpoint"])
+            .arg(&ck),
+    );
     // Unit 0 of n = 8 has orbit size 8: one more solution there adds 8 to the total and
     // keeps Burnside's identity (total + 2·F90 + F180 divisible by 8), so only the known
     // table can tell. The record's check value is recomputed as a forger would.
@@ -153,12 +152,12 @@ fn a_count_that_disagrees_with_the_table_says_so_on_stderr() {
         out.push_str(&format!("{body} {digest:08x}\n"));
     }
     fs::write(&ck, out).unwrap();
-    let o = nqueens()
-        .args(["count", "8", "--engine", "backtrack", "--checkpoint"])
-        .arg(&ck)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = failed_with(
+        nqueens()
+            .args(["count", "8", "--engine", "backtrack", "--checkpoint"])
+            .arg(&ck),
+        1,
+    );
     let err = stderr(&o);
     assert!(
         err.contains("n = 8: the count disagrees with the known value: total 100")
@@ -210,39 +209,31 @@ fn an_error_says_its_reason_once() {
 fn only_usage_errors_point_to_the_help() {
     let d = scratch("kinds");
     let ck = d.join("n12.ckpt");
-    let o = nqueens()
-        .args(["count", "12", "-q", "--checkpoint"])
-        .arg(&ck)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(
+        nqueens()
+            .args(["count", "12", "-q", "--checkpoint"])
+            .arg(&ck),
+    );
     // A checkpoint of another n: the file is refused, the command line was fine.
-    let o = nqueens()
-        .args(["count", "13", "--checkpoint"])
-        .arg(&ck)
-        .output()
-        .unwrap();
+    let o = failed_with(nqueens().args(["count", "13", "--checkpoint"]).arg(&ck), 2);
     assert_one_clean_line(&o, &["n12.ckpt", "n = 12"]);
     assert!(!stderr(&o).contains("--help"), "{}", stderr(&o));
-    assert_eq!(o.status.code(), Some(2));
     // Options that do not go together: a usage error.
-    let o = nqueens()
-        .args(["count", "1..3", "--checkpoint"])
-        .arg(&ck)
-        .output()
-        .unwrap();
+    let o = failed_with(
+        nqueens().args(["count", "1..3", "--checkpoint"]).arg(&ck),
+        2,
+    );
     assert_one_clean_line(&o, &["single N", "(see 'nqueens count --help')"]);
-    assert_eq!(o.status.code(), Some(2));
     // A full disk on standard output names standard output, once.
     if let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
-            .args(["count", "8"])
-            .stdout(full)
-            .output()
-            .unwrap();
+        let o = failed_with(
+            std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+                .args(["count", "8"])
+                .stdout(full),
+            2,
+        );
         assert_one_clean_line(&o, &["cannot write to standard output"]);
         assert!(!stderr(&o).contains("--help"), "{}", stderr(&o));
-        assert_eq!(o.status.code(), Some(2));
     }
     fs::remove_dir_all(d).unwrap();
 }
@@ -272,7 +263,7 @@ fn run(args: &[&str]) -> Output {
 #[test]
 fn clap_errors_keep_their_tips_and_point_to_the_subcommands_help() {
     // Before: "unexpected argument '--thread' found (see 'nqueens --help')", no tip.
-    let o = run(&["count", "12", "--thread", "2"]);
+    let o = failed_with(nqueens().args(["count", "12", "--thread", "2"]), 2);
     assert_one_clean_line(
         &o,
         &[
@@ -281,7 +272,6 @@ fn clap_errors_keep_their_tips_and_point_to_the_subcommands_help() {
             "(see 'nqueens count --help')",
         ],
     );
-    assert_eq!(o.status.code(), Some(2));
     let o = run(&["count", "12", "--engine", "fast"]);
     assert_one_clean_line(
         &o,
@@ -347,10 +337,9 @@ fn negative_values_reach_the_options_own_check() {
             "'-2' is not a frame count",
         ),
     ] {
-        let o = run(args);
+        let o = failed_with(nqueens().args(args), 2);
         assert_one_clean_line(&o, &[says]);
         assert!(!stderr(&o).contains("unexpected argument"), "{args:?}");
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
     }
 }
 
@@ -407,12 +396,11 @@ fn an_absurd_shard_time_is_shown_in_a_few_characters() {
     // refusal printed the number in 301 digits.
     let d = scratch("seconds");
     let p = d.join("s.json");
-    let o = nqueens()
-        .args(["count", "8", "-q", "--shard", "0/1", "--out"])
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(
+        nqueens()
+            .args(["count", "8", "-q", "--shard", "0/1", "--out"])
+            .arg(&p),
+    );
     let mut v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
     v["seconds"] = serde_json::json!(1e300);
     let f = |k: &str| v[k].to_string().trim_matches('"').to_string();

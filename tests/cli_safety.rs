@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 /// A fresh, empty scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -66,21 +66,18 @@ fn assert_refused(o: &Output, want: &[&str]) {
     assert!(want.iter().all(|w| e.contains(w)), "{e} lacks {want:?}");
 }
 
-/// `count 8 --checkpoint p`.
-fn count_8_with(p: &Path) -> Output {
-    nqueens()
-        .args(["count", "8", "--checkpoint"])
-        .arg(p)
-        .output()
-        .unwrap()
+/// `count 8 --checkpoint p`, ready to run.
+fn count_8_with(p: &Path) -> assert_cmd::Command {
+    let mut c = nqueens();
+    c.args(["count", "8", "--checkpoint"]).arg(p);
+    c
 }
 
-fn shard_to(path: &Path) -> Output {
-    nqueens()
-        .args(["count", "10", "--shard", "0/1", "--out"])
-        .arg(path)
-        .output()
-        .unwrap()
+/// `count 10 --shard 0/1 --out path`, ready to run.
+fn shard_to(path: &Path) -> assert_cmd::Command {
+    let mut c = nqueens();
+    c.args(["count", "10", "--shard", "0/1", "--out"]).arg(path);
+    c
 }
 
 // 1. --out never replaces what is not a regular file.
@@ -124,8 +121,8 @@ fn out_to_a_symlink_replaces_its_target_and_keeps_the_link() {
     fs::write(d.join("target.json"), "old").unwrap();
     symlink("target.json", d.join("link.json")).unwrap();
     symlink("made.json", d.join("dangling.json")).unwrap();
-    assert!(shard_to(&d.join("link.json")).status.success());
-    assert!(shard_to(&d.join("dangling.json")).status.success());
+    succeeded(&mut shard_to(&d.join("link.json")));
+    succeeded(&mut shard_to(&d.join("dangling.json")));
     for l in ["link.json", "dangling.json"] {
         assert!(fs::symlink_metadata(d.join(l))
             .unwrap()
@@ -141,11 +138,7 @@ fn out_to_a_symlink_replaces_its_target_and_keeps_the_link() {
 
 #[test]
 fn out_dash_writes_the_shard_json_to_stdout() {
-    let o = nqueens()
-        .args(["count", "10", "--shard", "0/2", "--out", "-"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = succeeded(nqueens().args(["count", "10", "--shard", "0/2", "--out", "-"]));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["format"], "nqueens-shard");
     assert!(stderr(&o).contains("written to standard output"));
@@ -171,7 +164,7 @@ fn out_to_a_full_character_device_fails_with_exit_2_and_keeps_the_node() {
     let Some(full) = char_device(&d, "full", 7) else {
         return;
     };
-    let o = shard_to(&full);
+    let o = shard_to(&full).output().unwrap();
     assert_refused(&o, &["cannot write shard file", "full"]);
     assert!(fs::metadata(&full).unwrap().file_type().is_char_device());
     assert_eq!(entries(&d), ["full"]);
@@ -185,10 +178,13 @@ fn failed_out_writes_leave_no_temporary_file() {
     let d = scratch("tmp");
     fs::create_dir(d.join("adir")).unwrap();
     assert_refused(
-        &shard_to(&d.join("adir")),
+        &shard_to(&d.join("adir")).output().unwrap(),
         &["cannot write shard file", "adir"],
     );
-    assert_refused(&shard_to(&d.join("no").join("such")), &["cannot write"]);
+    assert_refused(
+        &shard_to(&d.join("no").join("such")).output().unwrap(),
+        &["cannot write"],
+    );
     assert_eq!(entries(&d), ["adir"]);
     assert!(entries(&d.join("adir")).is_empty());
     fs::remove_dir_all(d).unwrap();
@@ -201,12 +197,12 @@ fn checkpoint_refuses_notes_without_a_newline_and_keeps_them() {
     let d = scratch("notes");
     let p = d.join("notes.txt");
     fs::write(&p, "my notes").unwrap();
-    let o = count_8_with(&p);
+    let o = count_8_with(&p).output().unwrap();
     assert_refused(&o, &["notes.txt", "not an nqueens checkpoint"]);
     assert_eq!(fs::read_to_string(&p).unwrap(), "my notes");
     let binary: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
     fs::write(&p, &binary).unwrap();
-    let o = count_8_with(&p);
+    let o = count_8_with(&p).output().unwrap();
     assert_refused(&o, &["not an nqueens checkpoint"]);
     assert_eq!(fs::read(&p).unwrap(), binary);
     fs::remove_dir_all(d).unwrap();
@@ -238,12 +234,12 @@ fn checkpoint_refuses_a_character_device_without_reading_it() {
 fn checkpoint_refuses_an_oversized_file() {
     let d = scratch("big");
     let p = d.join("c");
-    assert!(count_8_with(&p).status.success());
+    succeeded(&mut count_8_with(&p));
     let mut text = fs::read_to_string(&p).unwrap();
     let line = text.lines().nth(1).unwrap().to_string() + "\n";
     text.push_str(&line.repeat(20_000));
     fs::write(&p, &text).unwrap();
-    let o = count_8_with(&p);
+    let o = count_8_with(&p).output().unwrap();
     assert_refused(&o, &["larger than any checkpoint"]);
     assert_eq!(fs::read_to_string(&p).unwrap(), text);
     fs::remove_dir_all(d).unwrap();
@@ -255,14 +251,14 @@ fn checkpoint_refuses_an_oversized_file() {
 fn a_second_process_on_a_checkpoint_is_refused_naming_the_file() {
     let d = scratch("lock");
     let p = d.join("c.ckpt");
-    assert!(count_8_with(&p).status.success());
+    succeeded(&mut count_8_with(&p));
     // This test process holds the lock, as a running count would.
     let f = fs::OpenOptions::new().read(true).open(&p).unwrap();
     f.try_lock().unwrap();
-    let o = count_8_with(&p);
+    let o = count_8_with(&p).output().unwrap();
     assert_refused(&o, &["c.ckpt", "another nqueens process"]);
     drop(f);
-    assert!(count_8_with(&p).status.success());
+    succeeded(&mut count_8_with(&p));
     fs::remove_dir_all(d).unwrap();
 }
 
@@ -270,15 +266,7 @@ fn a_second_process_on_a_checkpoint_is_refused_naming_the_file() {
 fn a_record_written_twice_by_two_runs_is_kept_once() {
     let d = scratch("dup");
     let p = d.join("c");
-    let ok = |p: &Path| {
-        let o = nqueens()
-            .args(["count", "9", "--checkpoint"])
-            .arg(p)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        o
-    };
+    let ok = |p: &Path| succeeded(nqueens().args(["count", "9", "--checkpoint"]).arg(p));
     ok(&p);
     let text = fs::read_to_string(&p).unwrap();
     let dup = text.lines().nth(1).unwrap().to_string() + "\n";
@@ -326,9 +314,8 @@ fn huge_worker_and_run_counts_are_refused_with_one_line() {
 #[test]
 fn a_long_argument_is_echoed_once() {
     let long = "x".repeat(10_000);
-    let o = nqueens().args(["count", &long]).output().unwrap();
+    let o = failed_with(nqueens().args(["count", &long]), 2);
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2));
     assert!(e.len() < 400, "{} characters: {e}", e.len());
     assert!(e.contains("not a board size"), "{e}");
 }
@@ -337,12 +324,11 @@ fn a_long_argument_is_echoed_once() {
 
 fn shard_json(d: &Path, n: &str, spec: &str, name: &str) -> PathBuf {
     let p = d.join(name);
-    let o = nqueens()
-        .args(["count", n, "--shard", spec, "--out"])
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(
+        nqueens()
+            .args(["count", n, "--shard", spec, "--out"])
+            .arg(&p),
+    );
     p
 }
 
@@ -374,16 +360,11 @@ fn merge_reads_a_pipe_and_refuses_endless_input() {
     let d = scratch("pipe");
     let p = shard_json(&d, "9", "0/1", "s.json");
     let bin = assert_cmd::cargo::cargo_bin("nqueens");
-    let o = Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "'{}' merge <(cat '{}')",
-            bin.display(),
-            p.display()
-        ))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = succeeded(Command::new("bash").arg("-c").arg(format!(
+        "'{}' merge <(cat '{}')",
+        bin.display(),
+        p.display()
+    )));
     assert!(String::from_utf8_lossy(&o.stdout).contains("352"));
     // A valid start, then far more than any shard of n = 9 (with its plan's 352 units)
     // can hold. (The head must name the plan's units since issue 30: without them a
@@ -410,17 +391,16 @@ fn merge_recheck_catches_a_forged_shard() {
     // it writes a shard file with valid digests.
     let p = common::forged_shard(&d, "8", "0/1", "s.json", |_, s, n| (s, n + 1));
     // Without --recheck the merge passes (nodes are not in the known table) ...
-    let o = nqueens().arg("merge").arg(&p).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(nqueens().arg("merge").arg(&p));
     // ... with it, the forged unit is named.
-    let o = nqueens()
-        .args(["merge", "--recheck", "1", "--seed", "7"])
-        .arg(&p)
-        .output()
-        .unwrap();
     // A failed check, like a count that does not match the known value: exit code 1.
+    let o = failed_with(
+        nqueens()
+            .args(["merge", "--recheck", "1", "--seed", "7"])
+            .arg(&p),
+        1,
+    );
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
     for w in ["s.json", "unit", "recomputes to", "refusing the merge"] {
         assert!(e.contains(w), "{e} lacks {w}");
@@ -434,13 +414,12 @@ fn merge_recheck_passes_honest_shards_and_says_so() {
     let d = scratch("honest");
     let a = shard_json(&d, "9", "0/2", "a.json");
     let b = shard_json(&d, "9", "1/2", "b.json");
-    let o = nqueens()
-        .args(["merge", "--recheck", "10", "--seed", "1"])
-        .arg(&a)
-        .arg(&b)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = succeeded(
+        nqueens()
+            .args(["merge", "--recheck", "10", "--seed", "1"])
+            .arg(&a)
+            .arg(&b),
+    );
     assert!(stderr(&o).contains("all match"), "{}", stderr(&o));
     fs::remove_dir_all(d).unwrap();
 }
@@ -696,21 +675,14 @@ fn a_fifo_whose_other_end_comes_late_is_served() {
 fn out_svg_and_checkpoint_take_a_255_byte_file_name() {
     let d = scratch("longname");
     let [a, b, c] = ["a", "b", "c"].map(|x| x.repeat(255));
-    let o = shard_to(&d.join(&a));
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(&mut shard_to(&d.join(&a)));
     assert!(fs::read_to_string(d.join(&a))
         .unwrap()
         .contains("\"nqueens-shard\""));
-    let o = nqueens()
-        .args(["animate", "5", "--svg"])
-        .arg(d.join(&b))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(nqueens().args(["animate", "5", "--svg"]).arg(d.join(&b)));
     assert!(fs::read_to_string(d.join(&b)).unwrap().contains("<svg"));
     for _ in 0..2 {
-        let o = count_8_with(&d.join(&c));
-        assert!(o.status.success(), "{}", stderr(&o));
+        succeeded(&mut count_8_with(&d.join(&c)));
     }
     assert!(fs::read_to_string(d.join(&c))
         .unwrap()
@@ -726,12 +698,12 @@ fn out_svg_and_checkpoint_take_a_255_byte_file_name() {
 fn checkpoint_refuses_a_prefix_of_its_header_and_keeps_it() {
     let d = scratch("prefix");
     let p = d.join("c");
-    assert!(count_8_with(&p).status.success());
+    succeeded(&mut count_8_with(&p));
     let text = fs::read_to_string(&p).unwrap();
     let header = text.lines().next().unwrap();
     for prefix in ["n", "nq", "nqueens-checkpoint 1 n=8", header] {
         fs::write(&p, prefix).unwrap();
-        let o = count_8_with(&p);
+        let o = count_8_with(&p).output().unwrap();
         assert_refused(&o, &["not an nqueens checkpoint", "left untouched"]);
         assert_eq!(fs::read_to_string(&p).unwrap(), prefix);
     }
@@ -746,8 +718,7 @@ fn an_empty_checkpoint_behind_a_link_is_started_keeping_link_and_mode() {
     fs::write(d.join("target"), "").unwrap();
     fs::set_permissions(d.join("target"), fs::Permissions::from_mode(0o640)).unwrap();
     symlink("target", d.join("link")).unwrap();
-    let o = count_8_with(&d.join("link"));
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(&mut count_8_with(&d.join("link")));
     assert!(fs::symlink_metadata(d.join("link"))
         .unwrap()
         .file_type()
@@ -757,7 +728,7 @@ fn an_empty_checkpoint_behind_a_link_is_started_keeping_link_and_mode() {
     let mode = fs::metadata(d.join("target")).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o640);
     // Resumed, not started again.
-    let o = count_8_with(&d.join("link"));
+    let o = count_8_with(&d.join("link")).output().unwrap();
     assert!(stderr(&o).contains("resuming from"), "{}", stderr(&o));
     assert_eq!(entries(&d), ["link", "target"]);
     fs::remove_dir_all(d).unwrap();
@@ -772,27 +743,25 @@ fn merge_recheck_accepts_shards_made_with_and_without_the_table() {
     let with = shard_json(&d, "18", "1/2", "with.json");
     let without = d.join("without.json");
     // 8M: room for the plan and the lists, not for the 8 MiB table of n = 18.
-    let o = nqueens()
-        .args([
-            "count",
-            "18",
-            "--shard",
-            "0/2",
-            "--max-memory",
-            "8M",
-            "--out",
-        ])
-        .arg(&without)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = nqueens()
-        .args(["merge", "--recheck", "2", "--seed", "1"])
-        .arg(&without)
-        .arg(&with)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(
+        nqueens()
+            .args([
+                "count",
+                "18",
+                "--shard",
+                "0/2",
+                "--max-memory",
+                "8M",
+                "--out",
+            ])
+            .arg(&without),
+    );
+    let o = succeeded(
+        nqueens()
+            .args(["merge", "--recheck", "2", "--seed", "1"])
+            .arg(&without)
+            .arg(&with),
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("666,090,624"), "{out}");
     fs::remove_dir_all(d).unwrap();
@@ -943,18 +912,12 @@ fn a_replaced_file_keeps_its_owner_and_mode() {
         chown(p, Some(uid), Some(gid)).unwrap();
         fs::set_permissions(p, fs::Permissions::from_mode(0o600)).unwrap();
     }
-    let o = nqueens()
-        .args(["animate", "6", "--svg"])
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = nqueens()
-        .args(["count", "8", "-q", "--shard", "0/1", "--out"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(nqueens().args(["animate", "6", "--svg"]).arg(&svg));
+    succeeded(
+        nqueens()
+            .args(["count", "8", "-q", "--shard", "0/1", "--out"])
+            .arg(&json),
+    );
     for p in [&svg, &json] {
         let m = fs::metadata(p).unwrap();
         assert!(m.len() > 1, "{} was not replaced", p.display());

@@ -9,16 +9,11 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use common::nqueens;
+use common::{failed_with, nqueens, succeeded};
 
 /// Runs `nqueens args`, expects success, returns stdout.
 fn stdout_of(args: &[&str]) -> String {
-    let out = nqueens().args(args).output().expect("the binary runs");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(nqueens().args(args));
     assert!(
         out.stderr.is_empty(),
         "{args:?}: {}",
@@ -29,8 +24,7 @@ fn stdout_of(args: &[&str]) -> String {
 
 /// Runs `nqueens args`, expects exit code 2 and a one-line error; returns that line.
 fn error_of(args: &[&str]) -> String {
-    let out = nqueens().args(args).output().expect("the binary runs");
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let out = failed_with(nqueens().args(args), 2);
     assert!(out.stdout.is_empty(), "{args:?}");
     let err = String::from_utf8(out.stderr).expect("errors are UTF-8");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
@@ -251,11 +245,7 @@ fn random_with_a_seed_is_reproducible_and_valid() {
 /// could not be drawn again. It says so on stderr (stdout holds only the board).
 #[test]
 fn random_without_a_seed_says_the_seed_it_drew() {
-    let out = nqueens()
-        .args(["solutions", "8", "--random"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(nqueens().args(["solutions", "8", "--random"]));
     let err = String::from_utf8(out.stderr).unwrap();
     let seed = err
         .split("--seed ")

@@ -5,6 +5,57 @@ pub fn nqueens() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("nqueens").expect("the nqueens binary is built by cargo test")
 }
 
+/// A command a test runs to its end: the binary through assert_cmd ([`nqueens`]), or a
+/// `std` command (a shell that execs it, one with a redirected stdout).
+pub trait Run: std::fmt::Debug {
+    /// Runs it, capturing stdout and stderr (unless redirected), and waits for its end.
+    fn run(&mut self) -> std::io::Result<std::process::Output>;
+}
+
+impl Run for assert_cmd::Command {
+    fn run(&mut self) -> std::io::Result<std::process::Output> {
+        self.output()
+    }
+}
+
+impl Run for std::process::Command {
+    fn run(&mut self) -> std::io::Result<std::process::Output> {
+        self.output()
+    }
+}
+
+/// Runs `cmd` to its end and asserts that it succeeded (exit code 0), showing the command,
+/// how it ended and its stderr if not; returns its output. The one "run, check, show why"
+/// sequence of the CLI tests: `let out = succeeded(nqueens().args(["count", "8"]));`.
+#[allow(dead_code)] // not every test file runs a command that must succeed
+#[track_caller]
+pub fn succeeded(cmd: &mut impl Run) -> std::process::Output {
+    let out = cmd.run().expect("the command starts");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs `cmd` to its end and asserts that it exited with `code`, showing the command, how it
+/// ended and its stderr if not; returns its output (for the test to read the message).
+#[allow(dead_code)] // not every test file expects a failure
+#[track_caller]
+pub fn failed_with(cmd: &mut impl Run, code: i32) -> std::process::Output {
+    let out = cmd.run().expect("the command starts");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{cmd:?} ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// A fresh, empty scratch directory for one test: `nqueens-SUITE-PID-NAME` in the temp
 /// directory, removed first if an earlier run left it.
 #[allow(dead_code)] // not every test file makes directories
@@ -77,14 +128,13 @@ pub fn forged_shard(
     let ck = dir.join(format!("{name}.ck"));
     let p = dir.join(name);
     let run = || {
-        let o = nqueens()
-            .args(["count", n, "-q", "--shard", spec, "--checkpoint"])
-            .arg(&ck)
-            .arg("--out")
-            .arg(&p)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        succeeded(
+            nqueens()
+                .args(["count", n, "-q", "--shard", spec, "--checkpoint"])
+                .arg(&ck)
+                .arg("--out")
+                .arg(&p),
+        );
     };
     run();
     let text = std::fs::read_to_string(&ck).unwrap();
