@@ -10,13 +10,14 @@
 //! A header line that names the board size, the unit plan and the scope (a file whose header
 //! disagrees with the command is refused), then one checked record per unit. Three parts:
 //!
-//! - this file, the API: [`Checkpoint::open`] (create or resume, and lock), [`Checkpoint::record`]
-//!   and [`Checkpoint::sync`] for a run, [`read`] for a look without writing;
-//! - [`format`]: the header and record lines, their parsers and the refusals of a file
-//!   written for another n, plan or scope;
-//! - [`file`]: the durable file — the header never written in place, one `write` per
-//!   record, `fsync` every [`SYNC_INTERVAL`], a torn last line cut, nothing but a regular
-//!   file taken or replaced, the lock, the bounded read.
+//! - this file, the API: [`Checkpoint::open`] (create or resume, and lock),
+//!   [`Checkpoint::record`] and [`Checkpoint::sync`] for a run, [`read`] for a look without
+//!   writing;
+//! - [`format`](mod@format): the header and record lines, their parsers and the refusals of
+//!   a file written for another n, plan or scope;
+//! - [`file`](mod@file): the durable file — the header never written in place, one `write`
+//!   per record, `fsync` every [`SYNC_INTERVAL`], a torn last line cut, nothing but a
+//!   regular file taken or replaced, the lock, the bounded read.
 
 mod file;
 mod format;
@@ -72,7 +73,7 @@ impl Checkpoint {
     /// A file that is not a checkpoint (not empty, and its first line is not a whole
     /// checkpoint header), is not a regular file, or is larger than a checkpoint of this plan
     /// can be, is refused and left untouched; so is a file locked by another process. A new
-    /// or empty file gets its header as [`file`] says: never in place.
+    /// or empty file gets its header as [`file`](mod@file) says: never in place.
     ///
     /// # Errors
     /// A [`FileError`] naming the file (and line) if it cannot be read or written, belongs to
