@@ -39,7 +39,7 @@
 //!
 //! Each implementation (baseline, x86-64-v3, and the AVX-512 loop as one of its own) has
 //! the same test suites, run against naive oracles in the default `cargo test` wherever the
-//! CPU runs it ([`suite_per_implementation!`], used by the join, the half patterns, the
+//! CPU runs it (`suite_per_implementation!`, used by the join, the half patterns, the
 //! lanes and this module's whole counts).
 //!
 //! Why leaves and not one wrapper around a whole unit: only code *inlined* into a
@@ -144,7 +144,7 @@ impl Isa {
 
     /// What the hot loops run with when `self` is asked for, and how that came about:
     /// "x86-64-v3 (chosen at run time)" (and ", AVX-512 popcounts in the join" where the
-    /// join's west loop counts with them, [`Isa::avx512_popcount`]), or for a baseline
+    /// join's west loop counts with them, `Isa::avx512_popcount`), or for a baseline
     /// the caller chose where v3 was possible, "baseline (`how`)" (e.g. the environment
     /// variable the caller read).
     pub fn describe(self, how: &str) -> String {

@@ -489,7 +489,7 @@ struct Arranged {
     naive: bool,
     /// The lists were sorted into the joiner's buffers.
     sorted: bool,
-    /// Key bits moved: the first `moved` of the `k` ([`moves`]); the chunk tables of a
+    /// Key bits moved: the first `moved` of the `k` ([`moves`](key::moves)); the chunk tables of a
     /// piece follow from it ([`chunk_split`]).
     moved: usize,
     /// The sorted west masks are spread ([`spread`]).
