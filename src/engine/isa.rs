@@ -12,7 +12,9 @@
 //! are compiled twice, and each call picks one:
 //!
 //! ```text
-//! fn join(..)        { if self.isa.runs_v3_twin() { unsafe { join_v3(..) } } else { join_body(..) } }
+//! fn join(..)        {
+//!     isa::dispatch!(self.isa.v3_twin() => self.join_v3(..); else self.join_body(..))
+//! }
 //! isa::v3_fn! {     // #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 //!   fn join_v3(..)   { join_body(..) }   // the body, compiled again with those features
 //! }
@@ -21,16 +23,24 @@
 //! ```
 //!
 //! A function compiled with more features may only run on a CPU that has them, so calling
-//! `join_v3` is `unsafe`; `runs_v3_twin()` is true only after `is_x86_feature_detected!` said
-//! yes to each feature (std caches the answer: a few atomic loads per call; the leaves are
-//! called once per set E or per batch, not per pair). Those calls, and the join's calls of
-//! its AVX-512 popcount copy below, are the crate's only `unsafe`.
+//! `join_v3` from code without them is `unsafe`. [`Isa::v3_twin`] returns a proof
+//! ([`V3Twin`]) only after `is_x86_feature_detected!` said yes to each feature (std caches
+//! the answer: a few atomic loads per call; the leaves are called once per set E or per
+//! batch, not per pair), and [`dispatch!`] calls the twin only with that proof in hand. Its
+//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; the four
+//! calls of code for more than the build's target (the three `_v3` twins and the join's
+//! AVX-512 popcount copy below) all go through it.
 //!
 //! One more copy, not an instruction set of its own: on a CPU with AVX-512F, VL and
 //! VPOPCNTDQ (Intel Ice Lake servers and later, AMD Zen 4 and later), the join's west loop
-//! counts with `vpopcntq` instead of AVX2's nibble tables ([`Isa::runs_avx512_popcount`]):
+//! counts with `vpopcntq` instead of AVX2's nibble tables ([`Isa::avx512_popcount`]):
 //! 11-14% faster from n = 20 (Intel Xeon model 167). It is written with intrinsics: compiling
 //! the join for AVX-512 made LLVM turn its table lookups into gathers, 40% slower.
+//!
+//! Each implementation (baseline, x86-64-v3, and the AVX-512 loop as one of its own) has
+//! the same test suites, run against naive oracles in the default `cargo test` wherever the
+//! CPU runs it (`suite_per_implementation!`, used by the join, the half patterns, the
+//! lanes and this module's whole counts).
 //!
 //! Why leaves and not one wrapper around a whole unit: only code *inlined* into a
 //! `#[target_feature]` function is compiled with its features; a callee left out of line
@@ -40,7 +50,7 @@
 //! A build whose own target already has the features (`RUSTFLAGS="-C target-cpu=native"` on
 //! a recent CPU) has nothing to choose: [`BUILT_V3`] is true, the branch is removed at
 //! compile time and every function is the build's own code. Other architectures (aarch64)
-//! compile only the bodies: neither the twins nor `runs_v3_twin()` exist there.
+//! compile only the bodies: the twins do not exist there, and the proofs are never made.
 //!
 //! The choice is configuration, not process state: [`Config::isa`](super::Config::isa)
 //! (default [`Isa::best`], the best this CPU runs) travels with every run down to the
@@ -134,7 +144,7 @@ impl Isa {
 
     /// What the hot loops run with when `self` is asked for, and how that came about:
     /// "x86-64-v3 (chosen at run time)" (and ", AVX-512 popcounts in the join" where the
-    /// join's west loop counts with them, `Isa::runs_avx512_popcount`), or for a baseline
+    /// join's west loop counts with them, `Isa::avx512_popcount`), or for a baseline
     /// the caller chose where v3 was possible, "baseline (`how`)" (e.g. the environment
     /// variable the caller read).
     pub fn describe(self, how: &str) -> String {
@@ -148,25 +158,25 @@ impl Isa {
         } else {
             "chosen at run time"
         };
-        #[cfg(target_arch = "x86_64")]
-        if self.runs_avx512_popcount() {
+        if self.avx512_popcount().is_some() {
             return format!("{} ({how}), AVX-512 popcounts in the join", isa.name());
         }
         format!("{} ({how})", isa.name())
     }
 
     /// Whether a leaf run with `self` should call its `_v3` twin: the twin is not the
-    /// build's own code already, v3 was asked for, and this CPU has its features. Only true
+    /// build's own code already, v3 was asked for, and this CPU has its features. Only Some
     /// when [`Isa::supported`] said so, whatever value the caller built, which is what makes
-    /// the `unsafe` calls at the leaves sound. (The check is a few cached atomic loads; the
-    /// leaves call it once per set E or per batch, not per pair.)
-    ///
-    /// x86-64 only, like the twins and the leaves' calls of it: elsewhere it would be dead
-    /// code (the "function is never used" warning of `cargo check --target aarch64-...`).
-    #[cfg(target_arch = "x86_64")]
+    /// the [`dispatch!`] of the twins sound. (The check is a few cached atomic loads; the
+    /// leaves call it once per set E or per batch, not per pair.) Always None off x86-64,
+    /// where there are no twins.
     #[inline(always)]
-    pub(crate) fn runs_v3_twin(self) -> bool {
-        !BUILT_V3 && self == Isa::X86_64V3 && Isa::X86_64V3.supported()
+    pub(crate) fn v3_twin(self) -> Option<V3Twin> {
+        #[cfg(target_arch = "x86_64")]
+        if !BUILT_V3 && self == Isa::X86_64V3 && Isa::X86_64V3.supported() {
+            return Some(V3Twin(()));
+        }
+        None
     }
 
     /// Whether the join's west loop may run its AVX-512 copy (`count_west_avx512` in the
@@ -175,16 +185,34 @@ impl Isa {
     /// 4 and later). It counts the 256 pairs of a west mask with one `vpopcntq` instead of
     /// the eight-instruction nibble-table popcount of AVX2; the rest of the loop is the same
     /// 256-bit code. Not an [`Isa`] of its own: every count, plan and shard is the same
-    /// either way, and only this loop differs.
-    #[cfg(target_arch = "x86_64")]
+    /// either way, and only this loop differs. Always None off x86-64.
     #[inline(always)]
-    pub(crate) fn runs_avx512_popcount(self) -> bool {
-        self.effective() == Isa::X86_64V3
+    pub(crate) fn avx512_popcount(self) -> Option<Avx512Popcount> {
+        #[cfg(target_arch = "x86_64")]
+        if self.effective() == Isa::X86_64V3
             && std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512vpopcntdq")
+        {
+            return Some(Avx512Popcount(()));
+        }
+        None
     }
 }
+
+/// Proof that this CPU runs the x86-64-v3 twins ([`v3_fn`]) and that the build's own code is
+/// not v3 code already: only [`Isa::v3_twin`] makes one (the field is private to this
+/// module), after checking every feature of the twins. [`dispatch!`] calls a twin only with
+/// one in hand.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // never made there
+pub(crate) struct V3Twin(());
+
+/// Proof that this CPU runs the join's AVX-512 popcount copy ([`avx512_popcount_fn`]): only
+/// [`Isa::avx512_popcount`] makes one, after checking every feature of that copy.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // never made there
+pub(crate) struct Avx512Popcount(());
 
 impl Default for Isa {
     /// [`Isa::best`].
@@ -207,7 +235,7 @@ macro_rules! v3_fn {
 pub(crate) use v3_fn;
 
 /// Defines the join's AVX-512 popcount copy (x86-64 only): the x86-64-v3 features and the
-/// three [`Isa::runs_avx512_popcount`] checks, which must stay the same list.
+/// three [`Isa::avx512_popcount`] checks, which must stay the same list.
 macro_rules! avx512_popcount_fn {
     ($($item:tt)*) => {
         #[cfg(target_arch = "x86_64")]
@@ -216,6 +244,188 @@ macro_rules! avx512_popcount_fn {
     };
 }
 pub(crate) use avx512_popcount_fn;
+
+/// Calls a leaf's copy compiled for more than the build's target where the CPU check
+/// allows it, else the build's own code: the crate's one `unsafe` block.
+///
+/// ```text
+/// isa::dispatch!(
+///     self.isa.v3_twin() => self.join_v3(work, sample, stop);
+///     else self.join_body(work, sample, stop)
+/// )
+/// isa::dispatch!(
+///     avx512 => count_west_avx512_any(chunks, spread, tables, valid, ws, base);
+///     else pick_west_loop!(count_west, chunks, spread, (tables, valid, ws, base))
+/// )
+/// ```
+///
+/// The proof is an `Option` of [`V3Twin`] or [`Avx512Popcount`]; the copy is one call of a
+/// function (or method) defined by [`v3_fn`] for a `V3Twin`, by [`avx512_popcount_fn`] for
+/// an `Avx512Popcount` (`v3_twin()` pairs with a `_v3` twin, `avx512_popcount()` with an
+/// `avx512` copy, by name at each use). Off x86-64 the copy is not even compiled (nor are
+/// the functions it names): the build's own code runs.
+macro_rules! dispatch {
+    ($proof:expr => $recv:ident.$twin:ident($($arg:expr),* $(,)?); else $own:expr) => {
+        $crate::engine::isa::dispatch!(@ $proof, $recv.$twin($($arg),*), $own)
+    };
+    ($proof:expr => $twin:ident($($arg:expr),* $(,)?); else $own:expr) => {
+        $crate::engine::isa::dispatch!(@ $proof, $twin($($arg),*), $own)
+    };
+    (@ $proof:expr, $call:expr, $own:expr) => {
+        match $proof {
+            // SAFETY: a target-feature function may only run on a CPU with its features.
+            // This arm runs only with a proof in hand, a V3Twin or an Avx512Popcount, which
+            // only Isa::v3_twin and Isa::avx512_popcount make (their field is private to
+            // this module), each after is_x86_feature_detected! said yes to every feature
+            // that v3_fn! or avx512_popcount_fn! (next to them, above) compiles its
+            // functions with. The block holds only the call of such a function, made by the
+            // two rules above from a name and its arguments (plain values at every use; the
+            // `@` rule is this macro's own), and each use pairs a V3Twin with a `_v3` twin
+            // (v3_fn!) and an Avx512Popcount with the join's `avx512` copy
+            // (avx512_popcount_fn!, whose features include v3's). std caches the detection,
+            // so the answer cannot change between the check and the call.
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
+            Some(_) => unsafe { $call },
+            _ => $own,
+        }
+    };
+}
+pub(crate) use dispatch;
+
+/// An implementation of the hot loops, for the tests that run each one against the naive
+/// oracles ([`suite_per_implementation!`]): the two instruction sets, and the join's
+/// AVX-512 popcount loop as one of its own (the half patterns and the lanes have no AVX-512
+/// copy, so their suites run the first two).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Implementation {
+    /// [`Isa::Baseline`]: the build's own code (x86-64 of 2003 in a default build).
+    Baseline,
+    /// [`Isa::X86_64V3`]: the `_v3` twins, the join's west loop with AVX2's popcounts (also
+    /// on a CPU with AVX-512: the joiner is told so).
+    X86_64V3,
+    /// [`Isa::X86_64V3`] with the join's AVX-512 popcount loop.
+    Avx512Popcount,
+}
+
+#[cfg(test)]
+impl Implementation {
+    /// The instruction set it runs with.
+    pub(crate) fn isa(self) -> Isa {
+        match self {
+            Implementation::Baseline => Isa::Baseline,
+            Implementation::X86_64V3 | Implementation::Avx512Popcount => Isa::X86_64V3,
+        }
+    }
+
+    /// Whether the join's west loop runs its AVX-512 copy.
+    pub(crate) fn avx512_popcount(self) -> bool {
+        self == Implementation::Avx512Popcount
+    }
+
+    /// None where this build runs it on this CPU, else why not (the suite then skips it).
+    /// Where it runs, the choice really reaches the code it names (asserted here, so that a
+    /// suite cannot pass by testing another implementation).
+    pub(crate) fn missing(self) -> Option<&'static str> {
+        let missing = match self {
+            Implementation::Baseline if BUILT_V3 => {
+                Some("this build targets x86-64-v3, so it has no baseline code")
+            }
+            Implementation::Baseline => None,
+            Implementation::X86_64V3 => (!Isa::X86_64V3.supported())
+                .then_some("this CPU lacks x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT)"),
+            Implementation::Avx512Popcount => Isa::X86_64V3
+                .avx512_popcount()
+                .is_none()
+                .then_some("this CPU lacks AVX-512F, AVX-512VL or AVX-512 VPOPCNTDQ"),
+        };
+        if missing.is_none() {
+            assert_eq!(self.isa().effective(), self.isa(), "{self:?}");
+            // The leaves call their twin exactly when the choice is v3 and the build is not.
+            let twin = self.isa() == Isa::X86_64V3 && !BUILT_V3;
+            assert_eq!(self.isa().v3_twin().is_some(), twin, "{self:?}");
+        }
+        missing
+    }
+}
+
+/// Defines, for each implementation named ([`Implementation`]'s variants), a module of the
+/// same tests, as memchr's `tests/memchr/prop.rs` does for its implementations: each test
+/// takes the implementation as its argument and checks it against naive oracles (never
+/// only against another implementation). Where this build or CPU lacks the implementation,
+/// its tests pass after printing why they were skipped. The modules are `baseline`,
+/// `x86_64_v3` and `avx512_popcount`, so `cargo test avx512_popcount::` runs every suite of
+/// one implementation.
+///
+/// ```text
+/// isa::suite_per_implementation! {
+///     [Baseline, X86_64V3, Avx512Popcount]
+///     /// The join agrees with the pair loop.
+///     fn join_agrees_with_the_pair_loop(imp: Implementation) { .. }
+/// }
+/// ```
+#[cfg(test)]
+macro_rules! suite_per_implementation {
+    ([] $($tests:tt)*) => {};
+    ([$imp:ident $(, $rest:ident)* $(,)?] $($tests:tt)*) => {
+        $crate::engine::isa::suite_per_implementation!(@imp $imp { $($tests)* });
+        $crate::engine::isa::suite_per_implementation!([$($rest),*] $($tests)*);
+    };
+    (@imp Baseline $tests:tt) => {
+        $crate::engine::isa::suite_per_implementation!(@mod baseline Baseline $tests);
+    };
+    (@imp X86_64V3 $tests:tt) => {
+        $crate::engine::isa::suite_per_implementation!(@mod x86_64_v3 X86_64V3 $tests);
+    };
+    (@imp Avx512Popcount $tests:tt) => {
+        $crate::engine::isa::suite_per_implementation!(@mod avx512_popcount Avx512Popcount $tests);
+    };
+    (@mod $module:ident $variant:ident {
+        $($(#[$attr:meta])* fn $name:ident($arg:ident: Implementation) $body:block)*
+    }) => {
+        mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[$attr])*
+                #[test]
+                fn $name() {
+                    let $arg = $crate::engine::isa::Implementation::$variant;
+                    if let Some(why) = $arg.missing() {
+                        eprintln!("skipped: {} with {:?}: {why}", stringify!($name), $arg);
+                        return;
+                    }
+                    $body
+                }
+            )*
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use suite_per_implementation;
+
+/// Runs a property test of `imp` (in a [`suite_per_implementation!`]): `cases` random
+/// values of `strategy`, shrunk to a minimal failing one, which the panic shows. Failures
+/// are kept, and tried first on later runs, in `proptest-regressions/` beside `file` (the
+/// caller's `file!()`), as the `proptest!` macro keeps them.
+#[cfg(test)]
+pub(crate) fn check_property<S: proptest::strategy::Strategy>(
+    imp: Implementation,
+    file: &'static str,
+    cases: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> proptest::test_runner::TestCaseResult,
+) {
+    let config = proptest::test_runner::Config {
+        source_file: Some(file),
+        ..proptest::test_runner::Config::with_cases(cases)
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    if let Err(e) = runner.run(&strategy, test) {
+        panic!("{imp:?}: {e}");
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -235,9 +445,8 @@ mod tests {
                 Isa::X86_64V3,
                 "a v3 build has no baseline code"
             );
-            #[cfg(target_arch = "x86_64")]
             assert!(
-                !Isa::X86_64V3.runs_v3_twin(),
+                Isa::X86_64V3.v3_twin().is_none(),
                 "nothing to dispatch in a v3 build"
             );
         } else {
@@ -249,67 +458,55 @@ mod tests {
         // Asked for v3 where the CPU cannot: the baseline runs, and the twins are not called.
         if !Isa::X86_64V3.supported() {
             assert_eq!(Isa::X86_64V3.effective(), Isa::Baseline);
+            assert!(Isa::X86_64V3.v3_twin().is_none());
+        }
+        // The baseline never runs a twin nor the AVX-512 loop.
+        assert!(Isa::Baseline.v3_twin().is_none() || BUILT_V3);
+        assert!(Isa::Baseline.avx512_popcount().is_none() || BUILT_V3);
+        if Isa::X86_64V3.supported() && !BUILT_V3 {
+            assert_eq!(Isa::Baseline.describe("X"), "baseline (X)");
         }
     }
 
-    /// The three leaves against their oracles, once per instruction set this CPU runs (in
-    /// the default `cargo test`, not only in a portable build's script): the join against
-    /// the pair loop, the half patterns from the table against the quadrant search, and the
-    /// backtracking lanes against the known totals. Each run gets its instruction set
-    /// explicitly, so tests running alongside are not affected.
     #[test]
-    fn every_instruction_set_agrees_with_the_oracles() {
-        use crate::engine::counts::Tally;
-        use crate::engine::plan::{Engine, UnitPlan};
-        use crate::engine::quadrant::{self, join, table::QuadrantTable};
-        use crate::engine::{exec, NEVER};
-        let isas: Vec<Isa> = [Isa::Baseline, Isa::X86_64V3]
-            .into_iter()
-            .filter(|&i| i.supported() && !(BUILT_V3 && i == Isa::Baseline))
-            .collect();
-        assert!(isas.contains(&Isa::best()));
-        // Sparse pseudo-random masks (xorshift, ANDed to a density of about 1/8).
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
+    fn the_best_implementation_runs_here() {
+        // Whatever the CPU, the suites test the code a default count runs: the best
+        // instruction set, and the AVX-512 loop where the CPU has it.
+        let best = if Isa::X86_64V3.avx512_popcount().is_some() {
+            Implementation::Avx512Popcount
+        } else if Isa::best() == Isa::X86_64V3 {
+            Implementation::X86_64V3
+        } else {
+            Implementation::Baseline
         };
-        let mut lists = Vec::new();
-        for (east, west, bits) in [(40, 30, 20), (700, 300, 30), (5000, 2000, 38)] {
-            let mask = u64::MAX >> (64 - bits);
-            let mut sparse = || next() & next() & next() & mask;
-            let e: Vec<u64> = (0..east).map(|_| sparse()).collect();
-            let w: Vec<(u64, u32)> = (0..west).map(|i| (sparse(), 1 + i % 3)).collect();
-            lists.push((e, w, bits));
-        }
-        let tables: Vec<QuadrantTable> = (4..=6).map(QuadrantTable::build).collect();
-        for &isa in &isas {
-            assert_eq!(isa.effective(), isa);
-            // The leaves call their twin exactly when the choice is v3 and the build is not.
-            #[cfg(target_arch = "x86_64")]
-            assert_eq!(isa.runs_v3_twin(), isa == Isa::X86_64V3 && !BUILT_V3);
-            if isa == Isa::Baseline && Isa::X86_64V3.supported() {
-                assert_eq!(isa.describe("X"), "baseline (X)");
-            }
-            for (e, w, bits) in &lists {
-                let got = join::Joiner::new(isa).join(e, w, *bits).pairs;
-                assert_eq!(got, join::join_naive(e, w), "{}: join", isa.name());
-            }
+        assert_eq!(best.missing(), None, "{best:?}");
+        assert_eq!(best.isa(), Isa::best());
+    }
+
+    // Whole counts with each instruction set, side by side in one process: the quadrant
+    // engine (half patterns from the table, then the join) and the backtracking lanes
+    // against the known totals. Each run gets its instruction set explicitly, so tests
+    // running alongside are not affected. (The quadrant count's join takes the AVX-512 loop
+    // wherever the CPU has it, so there is no AVX-512 implementation of these.)
+    suite_per_implementation! {
+        [Baseline, X86_64V3]
+        /// The quadrant engine and the backtracking lanes count n = 8..=13 as the table of
+        /// known totals says.
+        fn counts_the_known_totals(imp: Implementation) {
+            use crate::engine::counts::Tally;
+            use crate::engine::plan::{Engine, UnitPlan};
+            use crate::engine::quadrant::{self, table::QuadrantTable};
+            use crate::engine::{exec, NEVER};
+            let isa = imp.isa();
             let config = Config {
                 isa,
                 ..Config::default()
             };
+            let tables: Vec<QuadrantTable> = (4..=6).map(QuadrantTable::build).collect();
             for n in 8..=13u32 {
                 let t = &tables[(n / 2 - 4) as usize];
                 let want = crate::engine::known::lookup(n).unwrap().total;
-                assert_eq!(
-                    quadrant::count_total(n, Some(t), isa),
-                    want,
-                    "{}: n = {n}",
-                    isa.name()
-                );
+                assert_eq!(quadrant::count_total(n, Some(t), isa), want, "n = {n}");
                 let plan = UnitPlan::with_engine(n, Engine::Backtrack);
                 let results = exec::run_batch_with(n as usize, plan.units(), &config, &NEVER)
                     .expect("never stopped");
@@ -318,7 +515,7 @@ mod tests {
                     tally.add(&u.kind, r);
                 }
                 let lanes = tally.finish(&plan).unwrap().total;
-                assert_eq!(lanes, want, "{}: backtracking n = {n}", isa.name());
+                assert_eq!(lanes, want, "backtracking n = {n}");
             }
         }
     }

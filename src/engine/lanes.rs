@@ -176,16 +176,10 @@ pub type Task<'a> = (&'a InnerBoard, u64);
 /// Counts the completions of every task with the lanes compiled for `isa`; returns
 /// `(solutions, nodes)` per task, or `None` if `stop` was raised first.
 pub fn count_tasks(tasks: &[Task], isa: Isa, stop: &AtomicBool) -> Option<Vec<(u64, u64)>> {
-    #[cfg(target_arch = "x86_64")]
-    if isa.runs_v3_twin() {
-        // SAFETY: runs_v3_twin() is true only where is_x86_feature_detected! found every
-        // feature count_tasks_v3 is compiled with.
-        #[allow(unsafe_code)]
-        return unsafe { count_tasks_v3(tasks, stop) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = isa; // one instruction set elsewhere: the build's own
-    count_tasks_body(tasks, stop)
+    isa::dispatch!(
+        isa.v3_twin() => count_tasks_v3(tasks, stop);
+        else count_tasks_body(tasks, stop)
+    )
 }
 
 isa::v3_fn! {
@@ -306,33 +300,9 @@ fn count_tasks_body(tasks: &[Task], stop: &AtomicBool) -> Option<Vec<(u64, u64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::isa::{check_property, suite_per_implementation};
     use crate::engine::plan::{UnitKind, UnitPlan};
-
-    /// The interleaved lanes agree with the plain loop on every border of several n, node
-    /// counts included, and whatever the batch size.
-    #[test]
-    fn lanes_agree_with_the_plain_search() {
-        let never = AtomicBool::new(false);
-        for n in [4usize, 5, 8, 11, 12] {
-            let boards = border_boards(n);
-            // Whole boards, and boards restricted to one first-row queen.
-            let mut tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
-            for b in &boards {
-                tasks.push((b, b.first_choices() & b.first_choices().wrapping_neg()));
-            }
-            let plain: Vec<(u64, u64)> = tasks
-                .iter()
-                .map(|(b, first)| b.count_from(*first))
-                .collect();
-            for batch in [1, 3, 64] {
-                let fast: Vec<(u64, u64)> = tasks
-                    .chunks(batch)
-                    .flat_map(|c| count_tasks(c, Isa::best(), &never).unwrap())
-                    .collect();
-                assert_eq!(fast, plain, "n = {n}, batch {batch}");
-            }
-        }
-    }
+    use proptest::prelude::{any, prop_assert_eq};
 
     fn border_boards(n: usize) -> Vec<InnerBoard> {
         let mut boards: Vec<InnerBoard> = UnitPlan::new(n as u32)
@@ -347,10 +317,74 @@ mod tests {
         boards
     }
 
-    #[test]
-    fn raised_stop_gives_none() {
-        let boards = border_boards(10);
-        let tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
-        assert!(count_tasks(&tasks, Isa::best(), &AtomicBool::new(true)).is_none());
+    // The lanes once per instruction set (they have no AVX-512 copy), against the plain
+    // backtracking loop (`InnerBoard::count_from`, one search at a time, no twin).
+    suite_per_implementation! {
+        [Baseline, X86_64V3]
+
+        /// The interleaved lanes agree with the plain search on every border of several n,
+        /// node counts included, and whatever the batch size.
+        fn lanes_agree_with_the_plain_search(imp: Implementation) {
+            let never = AtomicBool::new(false);
+            for n in [4usize, 5, 8, 11, 12] {
+                let boards = border_boards(n);
+                // Whole boards, and boards restricted to one first-row queen.
+                let mut tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
+                for b in &boards {
+                    tasks.push((b, b.first_choices() & b.first_choices().wrapping_neg()));
+                }
+                let plain: Vec<(u64, u64)> =
+                    tasks.iter().map(|(b, first)| b.count_from(*first)).collect();
+                for batch in [1, 3, 64] {
+                    let fast: Vec<(u64, u64)> = tasks
+                        .chunks(batch)
+                        .flat_map(|c| count_tasks(c, imp.isa(), &never).unwrap())
+                        .collect();
+                    assert_eq!(fast, plain, "n = {n}, batch {batch}");
+                }
+            }
+        }
+
+        /// Any borders of n = 4..=13, each with any first-row cells (none, some, all), in
+        /// any order and batch: each task's solutions and nodes are the plain search's.
+        fn any_tasks_count_as_the_plain_search(imp: Implementation) {
+            let boards: Vec<Vec<InnerBoard>> = (4..=13).map(border_boards).collect();
+            let strategy = (
+                0usize..10,
+                proptest::collection::vec((any::<usize>(), any::<u64>(), 0u32..3), 1..80),
+                1usize..100,
+            );
+            check_property(imp, file!(), 48, strategy, |(n, picks, batch)| {
+                let boards = &boards[n];
+                let tasks: Vec<Task> = picks
+                    .iter()
+                    .map(|&(i, cells, how)| {
+                        let b = &boards[i % boards.len()];
+                        // All cells, random cells, or one cell of the first row.
+                        let first = match how {
+                            0 => u64::MAX,
+                            1 => cells,
+                            _ => 1 << (cells % 64),
+                        };
+                        (b, first)
+                    })
+                    .collect();
+                let plain: Vec<(u64, u64)> =
+                    tasks.iter().map(|(b, first)| b.count_from(*first)).collect();
+                let fast: Vec<(u64, u64)> = tasks
+                    .chunks(batch)
+                    .flat_map(|c| count_tasks(c, imp.isa(), &AtomicBool::new(false)).unwrap())
+                    .collect();
+                prop_assert_eq!(fast, plain);
+                Ok(())
+            });
+        }
+
+        /// A raised stop flag gives None, not partial counts.
+        fn raised_stop_gives_none(imp: Implementation) {
+            let boards = border_boards(10);
+            let tasks: Vec<Task> = boards.iter().map(|b| (b, u64::MAX)).collect();
+            assert!(count_tasks(&tasks, imp.isa(), &AtomicBool::new(true)).is_none());
+        }
     }
 }

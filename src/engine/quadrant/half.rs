@@ -274,16 +274,10 @@ impl Half {
         scratch: &mut HalfScratch,
         out: &mut MaskList,
     ) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        if scratch.isa.runs_v3_twin() {
-            // SAFETY: runs_v3_twin() is true only where is_x86_feature_detected! found every
-            // feature patterns_v3 is compiled with.
-            #[allow(unsafe_code)]
-            return unsafe { self.patterns_v3(t, north, south, part, scratch, out) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = scratch.isa; // one instruction set elsewhere: the build's own
-        self.patterns_body(t, north, south, part, scratch, out)
+        isa::dispatch!(
+            scratch.isa.v3_twin() => self.patterns_v3(t, north, south, part, scratch, out);
+            else self.patterns_body(t, north, south, part, scratch, out)
+        )
     }
 
     isa::v3_fn! {
@@ -409,6 +403,140 @@ impl Half {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::isa::{check_property, suite_per_implementation};
+    use proptest::prelude::{any, prop_assert_eq};
+
+    /// The oracle: every pattern of `half` with a queen in each of `north` and `south`, by
+    /// trying every assignment of the free columns to those rows (k! of them) and keeping
+    /// the ones with no two queens, nor a queen and a blocked diagonal, on one diagonal and
+    /// whose north columns are in `part`; each as its shared diagonals, packed as
+    /// [`Half::patterns`] packs them (up-diagonals from bit 0, down-diagonals from bit
+    /// `shared_len`), sorted.
+    fn every_placement(half: &Half, north: &[u8], south: &[u8], part: Part) -> Vec<u64> {
+        let n = half.n as u32;
+        let rows: Vec<u32> = north.iter().chain(south).map(|&r| u32::from(r)).collect();
+        let cols: Vec<u32> = (0..64).filter(|&i| half.cols >> i & 1 == 1).collect();
+        let mut found = Vec::new();
+        if rows.len() != cols.len() {
+            return found; // a column or a row would stay empty
+        }
+        // Column of each row, as a permutation of `cols`, built one row at a time.
+        fn assign(
+            i: usize,
+            cols: &[u32],
+            used: &mut Vec<bool>,
+            at: &mut Vec<u32>,
+            f: &mut dyn FnMut(&[u32]),
+        ) {
+            if i == cols.len() {
+                f(at);
+                return;
+            }
+            for c in 0..cols.len() {
+                if !used[c] {
+                    used[c] = true;
+                    at.push(cols[c]);
+                    assign(i + 1, cols, used, at, f);
+                    at.pop();
+                    used[c] = false;
+                }
+            }
+        }
+        let (lo, len) = (half.shared_lo, half.shared_len);
+        let mut check = |at: &[u32]| {
+            let ups: Vec<u32> = rows.iter().zip(at).map(|(&r, &c)| r + c).collect();
+            let downs: Vec<u32> = rows.iter().zip(at).map(|(&r, &c)| c + n - 1 - r).collect();
+            let distinct = |d: &[u32]| (0..d.len()).all(|i| !d[i + 1..].contains(&d[i]));
+            let blocked = |d: &[u32], pre: u64| d.iter().any(|&x| pre >> x & 1 == 1);
+            let north_cols = at[..north.len()].iter().fold(0u64, |m, &c| m | 1 << c);
+            if !distinct(&ups)
+                || !distinct(&downs)
+                || blocked(&ups, half.pre_up)
+                || blocked(&downs, half.pre_down)
+                || !part.holds(north_cols)
+            {
+                return;
+            }
+            let mut shared = 0u64;
+            for (&u, &d) in ups.iter().zip(&downs) {
+                if (lo..lo + len).contains(&u) {
+                    shared |= 1 << (u - lo);
+                }
+                if (lo..lo + len).contains(&d) {
+                    shared |= 1 << (len + d - lo);
+                }
+            }
+            found.push(shared);
+        };
+        let mut used = vec![false; cols.len()];
+        assign(0, &cols, &mut used, &mut Vec::new(), &mut check);
+        found.sort_unstable();
+        found
+    }
+
+    // The half patterns once per instruction set (the half patterns have no AVX-512 copy):
+    // from the quadrant table (the leaf with an x86-64-v3 twin) and from the quadrant search
+    // (no twin), each against every placement.
+    suite_per_implementation! {
+        [Baseline, X86_64V3]
+
+        /// Any board size up to 17 (quadrant tables of side 2 to 8), any free columns, any
+        /// north and south rows, blocked diagonals, window of shared diagonals and part:
+        /// the patterns from the table and from the search are those of the oracle.
+        fn patterns_are_every_placement(imp: Implementation) {
+            let tables: Vec<QuadrantTable> = (0..=8).map(QuadrantTable::build).collect();
+            let found = std::cell::Cell::new(0);
+            let strategy = (
+                (4usize..=17, any::<u8>(), any::<u8>(), any::<u8>()),
+                (any::<[u64; 4]>(), 0u32..16, 1u32..=32, 1u32..=3, any::<u32>()),
+            );
+            check_property(imp, file!(), 128, strategy, |(board, others)| {
+                let (n, cols, north, south) = board;
+                let ([a, b, c, d], shared_lo, shared_len, of, index) = others;
+                let h = n as u32 / 2;
+                let s0 = n as u32 - h;
+                let all = (1u64 << h) - 1;
+                let cols = u64::from(cols) & all;
+                let k = cols.count_ones() as usize;
+                // North rows from 0..h, south rows from s0..n, as many as free columns: the
+                // rows of `north`, then those of `south`, then any south rows left.
+                let mut north: Vec<u8> = (0..h as u8).filter(|&r| north >> r & 1 == 1).collect();
+                north.truncate(k);
+                let want_south = k - north.len();
+                let south_rows = (0..h as u8).filter(|&r| south >> r & 1 == 1);
+                let rest = (0..h as u8).filter(|&r| south >> r & 1 == 0);
+                let mut south: Vec<u8> =
+                    south_rows.chain(rest).take(want_south).map(|r| r + s0 as u8).collect();
+                south.sort_unstable();
+                let half = Half {
+                    n,
+                    cols,
+                    // Sparse blocked diagonals, below n + h (where the queens' are).
+                    pre_up: a & b & (u64::MAX >> (64 - n as u32 - h)),
+                    pre_down: c & d & (u64::MAX >> (64 - n as u32 - h)),
+                    shared_lo,
+                    shared_len,
+                    h,
+                };
+                let part = Part { index: index % of, of };
+                let want = every_placement(&half, &north, &south, part);
+                found.set(found.get() + u32::from(!want.is_empty()));
+                let mut scratch = HalfScratch::new(imp.isa());
+                for table in [Some(&tables[h as usize]), None] {
+                    let mut out = MaskList::default();
+                    out.push(u64::MAX); // patterns are appended to what the list holds
+                    let stats =
+                        half.patterns_part(&north, &south, table, part, &mut scratch, &mut out);
+                    let mut got = out.as_slice()[1..].to_vec();
+                    prop_assert_eq!(stats.patterns, got.len() as u64);
+                    got.sort_unstable();
+                    prop_assert_eq!(&got, &want, "table {}", table.is_some());
+                }
+                Ok(())
+            });
+            assert!(found.get() >= 16, "{} of 128 cases had patterns", found.get());
+        }
+    }
 
     /// The east half of n = 4: columns 2 and 3; shared diagonals 2..5 in absolute
     /// numbering, 0..3 relative to column 2.

@@ -1,0 +1,341 @@
+//! The join's key: which diagonals the lists are sorted by ([`key_bits`], level by level for
+//! long lists in [`greedy_key`]), how a mask's key is read a byte at a time ([`KeyTable`]),
+//! and where the key bits move so that a west bucket ORs their chunk tables once
+//! ([`moves`], [`chunk_split`], [`BitOrder`]).
+
+use super::{CHUNK, LANES};
+
+/// Largest key: 2^16 west buckets (and trie levels of the east list, see
+/// [`layout`](super::layout::layout)).
+const MAX_KEY_BITS: u32 = 16;
+/// A piece's masks: the key stops where the east buckets would average a quarter of this
+/// (deeper levels could not fill a piece, so [`layout`](super::layout::layout) would not
+/// use them).
+const MIN_BUCKET: usize = 64 * LANES;
+
+/// Shorter east lists are joined unsorted: at n = 16 (a few hundred east masks per set)
+/// the sort and the key cost more than they save (measured).
+const KEY_FROM: usize = 1024;
+
+/// The key of a mask by table lookup, a byte at a time.
+///
+/// Key bit i of a mask is diagonal `key[i]`, placed at bit k - 1 - i: the first key bit is
+/// the most significant, so sorting by key is sorting by the bits in order. Gathering 16
+/// bits one by one costs four operations each per mask (and every mask of both lists is
+/// keyed); instead, for each byte of the masks that holds key bits, a table of 256 entries
+/// gives that byte's part of the key, and the key is the OR of one entry per such byte.
+/// Worked numbers, n = 22: 42 diagonal bits, 16 key bits spread over 6 bytes: 6 lookups
+/// instead of 64 operations; building the tables (6 × 256 entries) is repaid by the first
+/// 100 masks of a list of more than 1,024 ([`KEY_FROM`]).
+pub(super) struct KeyTable<'a> {
+    /// (byte index, the key bits of each value of that byte).
+    pub(super) parts: &'a [(u32, [u16; 256])],
+}
+
+impl<'a> KeyTable<'a> {
+    pub(super) fn new(key: &[u32], buf: &'a mut Vec<(u32, [u16; 256])>) -> KeyTable<'a> {
+        let k = key.len();
+        buf.clear();
+        for byte in 0..8u32 {
+            let mine: Vec<(usize, u32)> = key
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b / 8 == byte)
+                .map(|(i, &b)| (k - 1 - i, b % 8))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let mut part = [0u16; 256];
+            for (v, entry) in part.iter_mut().enumerate() {
+                *entry = mine
+                    .iter()
+                    .filter(|&&(_, bit)| v >> bit & 1 == 1)
+                    .fold(0u16, |acc, &(place, _)| acc | 1 << place);
+            }
+            buf.push((byte, part));
+        }
+        KeyTable { parts: buf }
+    }
+
+    #[inline(always)]
+    pub(super) fn key(&self, m: u64) -> usize {
+        self.parts.iter().fold(0usize, |acc, (byte, part)| {
+            acc | usize::from(part[(m >> (8 * byte)) as usize & 255])
+        })
+    }
+}
+
+/// A join's key: its diagonals, the most significant first, and how many of them move.
+#[derive(Debug, Default)]
+pub(super) struct Key {
+    /// Key bit i is diagonal `bits[i]`.
+    pub(super) bits: Vec<u32>,
+    /// The first `moved` key bits move to the last chunk slots, key bits 6j..6j+6 to slot
+    /// j of them, whatever their diagonals ([`BitOrder`]).
+    pub(super) moved: usize,
+}
+
+impl Key {
+    /// A key of `bits`, moved where moving saves a table OR per west mask ([`moves`]).
+    pub(super) fn new(key: Vec<u32>, diagonals: u32) -> Key {
+        let moved = moves(diagonals, key.len());
+        Key { bits: key, moved }
+    }
+}
+
+/// How many of the k key bits on masks of `bits` diagonals move ([`BitOrder`]): the whole
+/// key where the other diagonals then need fewer chunks than all of them (a west mask
+/// costs that many table ORs, and its bucket's key chunks are ORed once per bucket) and
+/// the chunks fit 64 places; else its whole chunks of six, where those fit; else none.
+/// Every west mask of a bucket has the bucket's key bits, so the key's chunks need no OR
+/// per mask. Worked numbers: n = 24, 46 diagonals, a key of 16: 5 chunks of the other 30
+/// and 3 key slots (6, 6 and 4 bits), 5 ORs per west mask instead of 8; n = 22, 42
+/// diagonals and keys of 12-14 bits, 5 instead of 7; n = 31, 60 diagonals and a key of 16:
+/// the whole key would take 8 + 3 chunks (66 places), so its first 12 bits move (8 + 2
+/// chunks, 60 places: 8 ORs instead of 10); n = 32, 62 diagonals: 9 + 2 chunks, none.
+pub(super) fn moves(bits: u32, k: usize) -> usize {
+    if k < MOVE_FROM {
+        return 0;
+    }
+    let c = CHUNK as usize;
+    let fits = |m: usize| {
+        let (own, slots) = chunk_split(bits, m);
+        own < chunk_split(bits, 0).0 && c * (own + slots) <= 64
+    };
+    [k, k / c * c].into_iter().find(|&m| fits(m)).unwrap_or(0)
+}
+
+/// The chunk tables of a piece whose masks have `bits` diagonals, the first `moved` key
+/// bits of them moved ([`BitOrder`]): (chunks of the other diagonals, chunk slots of the
+/// moved key bits). Worked numbers: (46, 16) -> (5, 3); (46, 0) -> (8, 0).
+pub(super) fn chunk_split(bits: u32, moved: usize) -> (usize, usize) {
+    let c = CHUNK as usize;
+    ((bits as usize - moved).div_ceil(c), moved.div_ceil(c))
+}
+
+/// Fewest key bits that move (see [`moves`]). Moving costs a table lookup per byte of
+/// every mask of both lists; below 12 key bits (n <= 21) it did not pay: with every key
+/// moved, count 18 -t 1 took 4.29-4.36 s against 3.52-3.66 s, and count 20 --shard 3/40
+/// 3.90-3.98 s against 3.35-3.49 s (Intel Xeon model 167, alternating, 2026-12-02).
+const MOVE_FROM: usize = 12;
+
+/// How many of `masks` take each diagonal, into `f`.
+fn diagonal_counts(masks: impl Iterator<Item = u64>, f: &mut [u64; 64]) {
+    f.fill(0);
+    for m in masks {
+        let mut rest = m;
+        while rest != 0 {
+            f[rest.trailing_zeros() as usize] += 1;
+            rest &= rest - 1;
+        }
+    }
+}
+
+/// Picks the key diagonals, in order, as many as leave about MIN_BUCKET / 4 east masks per
+/// bucket. A key bit prunes the pairs where both masks have it, so below [`GREEDY_FROM`]
+/// east masks (keys of at most 11 bits) diagonals are scored by the product of the two
+/// lists' shares (from a sample of at most 256 masks per side); from there the key is
+/// chosen level by level ([`greedy_key`]).
+///
+/// The key's diagonals then move to chunks of their own where that saves table ORs
+/// ([`moves`]); moving changes where bits are, not which diagonals are key bits, so the
+/// pairs tested are the same.
+pub(super) fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
+    let mut want = 0;
+    if east.len() < KEY_FROM {
+        return Key::default(); // sorting would cost more than it saves
+    }
+    while want < MAX_KEY_BITS && east.len() >> want >= MIN_BUCKET / 4 {
+        want += 1;
+    }
+    if want == 0 {
+        return Key::default();
+    }
+    if east.len() >= GREEDY_FROM {
+        return Key::new(greedy_key(east, west, bits, want), bits);
+    }
+    let (mut fe, mut fw) = ([0u64; 64], [0u64; 64]);
+    diagonal_counts(
+        east.iter().step_by(east.len().div_ceil(256)).copied(),
+        &mut fe,
+    );
+    diagonal_counts(
+        west.iter()
+            .step_by(west.len().div_ceil(256))
+            .map(|&(w, _)| w),
+        &mut fw,
+    );
+    let mut key: Vec<u32> = (0..bits).collect();
+    key.sort_by_key(|&d| std::cmp::Reverse(fe[d as usize] * fw[d as usize]));
+    key.truncate(want as usize);
+    Key::new(key, bits)
+}
+
+/// East lists from which the key is chosen level by level ([`greedy_key`]): from n = 24
+/// (n = 22 and 23 have few such sets; there it measured -2% pairs, the same time).
+const GREEDY_FROM: usize = 1 << 17;
+
+/// The key of a long join, chosen level by level on a sample (2,048 east and 512 west
+/// masks): the sorted east list is a trie on the key bits, and a key bit prunes, in each
+/// node, the pairs whose east mask is in the node, takes the bit, and meets a west mask
+/// compatible with the node's path that takes it too. So level i takes the diagonal that
+/// prunes most summed over the nodes the first i bits made (each sampled node's east
+/// masks times its compatible west masks that take the diagonal), not the diagonal the
+/// whole lists take most often: diagonals are correlated (a queen on one up-diagonal makes
+/// its neighbours likelier), so the best second bit depends on the first. The key then
+/// moves to chunk slots of its own ([`moves`], [`BitOrder`]). Measured (AMD EPYC Zen 3, one
+/// thread): tested pairs -31% on shard 7411/20000 of n = 24 (34.0 s against 35.7 s, two
+/// runs each) and -36% on 15093/20000 (37.4 s against 45.9 s); `estimate 26` 3.3 and 3.4
+/// CPU-years against 3.1 and 3.1; same solutions unit by unit. The sample's cost (at most
+/// 2,048 east masks per level, split among the nodes) is inside those times.
+pub(super) fn greedy_key(east: &[u64], west: &[(u64, u32)], bits: u32, want: u32) -> Vec<u32> {
+    let es: Vec<u64> = east
+        .iter()
+        .step_by(east.len().div_ceil(2048))
+        .copied()
+        .collect();
+    let ws: Vec<u64> = west
+        .iter()
+        .step_by(west.len().div_ceil(512))
+        .map(|w| w.0)
+        .collect();
+    let mut key: Vec<u32> = Vec::new();
+    let mut taken = 0u64;
+    let mut nodes: Vec<(Vec<u64>, Vec<u64>)> = vec![(es, ws)];
+    let (mut fe, mut fw) = ([0u64; 64], [0u64; 64]);
+    for _ in 0..want {
+        let mut score = [0u64; 64];
+        for (e, w) in &nodes {
+            diagonal_counts(e.iter().copied(), &mut fe);
+            diagonal_counts(w.iter().copied(), &mut fw);
+            for b in 0..64 {
+                score[b] += fe[b] * fw[b];
+            }
+        }
+        let Some(b) = (0..bits)
+            .filter(|&b| taken >> b & 1 == 0)
+            .max_by_key(|&b| (score[b as usize], std::cmp::Reverse(b)))
+        else {
+            break;
+        };
+        key.push(b);
+        taken |= 1 << b;
+        let bit = 1u64 << b;
+        let mut next = Vec::with_capacity(nodes.len() * 2);
+        for (e, w) in nodes {
+            let (e1, e0): (Vec<u64>, Vec<u64>) = e.iter().partition(|&&x| x & bit != 0);
+            if !e1.is_empty() {
+                let w0: Vec<u64> = w.iter().copied().filter(|&x| x & bit == 0).collect();
+                next.push((e1, w0));
+            }
+            if !e0.is_empty() {
+                next.push((e0, w));
+            }
+        }
+        nodes = next;
+    }
+    key
+}
+
+/// Moves the key bits into the last chunk slots, key bit 6j + t at bit 5 - t of slot
+/// `own + j` (a last key slot of r < 6 bits leaves its low 6 - r places empty), and every
+/// other diagonal, in order, into the first places, so that a piece's tables for the key
+/// are its last ones and a west bucket ORs them once; the key's chunks are any diagonals.
+/// A mask moves by one table lookup per byte.
+pub(super) struct BitOrder {
+    /// Where each diagonal goes.
+    pub(super) place: [u8; 64],
+    tables: Vec<(u32, [u64; 256])>,
+}
+
+impl BitOrder {
+    pub(super) fn new(bits: u32, key: &[u32]) -> BitOrder {
+        let moved = key.len();
+        let (own, slots) = chunk_split(bits, moved);
+        assert!(
+            CHUNK as usize * (own + slots) <= 64,
+            "moved key past 64 bits"
+        );
+        let mut place = [u8::MAX; 64];
+        for (i, &d) in key.iter().enumerate() {
+            let (j, t) = (i / CHUNK as usize, i % CHUNK as usize);
+            place[d as usize] = (CHUNK as usize * (own + j) + CHUNK as usize - 1 - t) as u8;
+        }
+        let mut next = 0u8;
+        for p in place.iter_mut().take(bits as usize) {
+            if *p == u8::MAX {
+                *p = next;
+                next += 1;
+            }
+        }
+        let tables = (0..bits.div_ceil(8))
+            .map(|byte| {
+                let mut t = [0u64; 256];
+                for (v, entry) in t.iter_mut().enumerate() {
+                    for b in 0..8 {
+                        let d = 8 * byte as usize + b;
+                        if v >> b & 1 == 1 && d < bits as usize {
+                            *entry |= 1 << place[d];
+                        }
+                    }
+                }
+                (byte, t)
+            })
+            .collect();
+        BitOrder { place, tables }
+    }
+
+    #[inline(always)]
+    pub(super) fn apply(&self, m: u64) -> u64 {
+        self.tables.iter().fold(0, |out, (byte, t)| {
+            out | t[(m >> (8 * byte)) as usize & 255]
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_the_whole_key_or_its_whole_chunks_where_they_fit() {
+        assert_eq!(moves(46, 16), 16); // n = 24: 5 own chunks + 3 slots
+        assert_eq!(moves(42, 13), 13); // n = 22
+        assert_eq!(moves(46, 11), 0); // below MOVE_FROM
+        assert_eq!(moves(60, 12), 12); // 8 + 2 chunks
+        assert_eq!(moves(60, 16), 12); // 8 + 3 chunks do not fit: the first two chunks
+        assert_eq!(moves(56, 13), 12);
+        assert_eq!(moves(62, 16), 0); // 9 + 2 chunks: 66 places
+        assert_eq!(moves(14, 14), 14); // no own chunk left
+        assert_eq!(moves(48, 12), 12);
+    }
+
+    #[test]
+    fn bit_order_moves_key_chunks_last_and_every_diagonal_has_one_place() {
+        // 46 diagonals, a key of 16 any diagonals: key bits 6j..6j+6 at slot 5 + j, the
+        // first of each at the slot's top bit, the last slot's 4 bits at its bits 5..2; the
+        // other 30 diagonals fill bits 0..30, in order.
+        let key = [9, 12, 13, 10, 15, 14, 8, 7, 17, 18, 36, 16, 35, 19, 6, 38];
+        let order = BitOrder::new(46, &key);
+        assert_eq!(chunk_split(46, key.len()), (5, 3));
+        assert_eq!(chunk_split(46, 0), (8, 0));
+        assert_eq!(order.place[9], 35); // key bit 0: slot 5, bit 5
+        assert_eq!(order.place[14], 30); // key bit 5: slot 5, bit 0
+        assert_eq!(order.place[8], 41); // key bit 6: slot 6, bit 5
+        assert_eq!(order.place[16], 36); // key bit 11: slot 6, bit 0
+        assert_eq!(order.place[35], 47); // key bit 12: slot 7, bit 5
+        assert_eq!(order.place[38], 44); // key bit 15: slot 7, bit 2
+        assert_eq!(order.place[0], 0);
+        assert_eq!(order.place[11], 6); // after 0..=5 (places 0..6); 6..=10 are key bits
+        assert_eq!(order.place[45], 29); // the last of the other 30
+        let places: std::collections::BTreeSet<u8> = order.place[..46].iter().copied().collect();
+        assert_eq!(places.len(), 46, "one place per diagonal");
+        assert!(places.iter().all(|&p| p < 48 && !(42..44).contains(&p)));
+        for d in 0..46 {
+            assert_eq!(order.apply(1 << d), 1 << order.place[d], "diagonal {d}");
+        }
+        let m = 0x2AAA_AAAA_AAAAu64 & ((1 << 46) - 1);
+        assert_eq!(order.apply(m).count_ones(), m.count_ones());
+    }
+}

@@ -1,0 +1,767 @@
+//! The join: for two lists of diagonal masks, `east` and `west` (a weight per west mask),
+//! the weighted number of pairs with no diagonal in common:
+//! `Σ_w weight(w) · #{e ∈ east : e & w = 0}`. This is the hot loop of the quadrant engine.
+//!
+//! Three ideas make it fast (the first two from E. Kluev's counter; our own code):
+//!
+//! * **Bit slicing.** The east masks (the shorter list: east halves on a long diagonal
+//!   were dropped) are stored transposed, 64 at a time: `slice[k]` has bit j set when
+//!   east mask j of the block has diagonal k. For a west mask w, the OR of `slice[k]` over
+//!   the set bits k of w marks the east masks that clash with w, so `popcount(!OR)` counts
+//!   64 pairs at once. [`LANES`] blocks are processed together so the ORs run on vector
+//!   registers: a *piece* of up to 256 east masks.
+//! * **Chunk tables.** Rather than one OR per set bit of w (about 11 at n = 16), the
+//!   diagonals are cut into chunks of [`CHUNK`] bits and, for every chunk and every value
+//!   of its bits, the OR of the slices of those bits is computed once per piece
+//!   (`table[chunk][v]`, 64 values). A west mask then costs one OR per chunk, whatever its
+//!   bits: 5 ORs at n = 16 (30 diagonals), 7 at n = 20, with no loop over bits. Building a
+//!   table costs one OR per entry (`table[v] = table[v without its lowest bit] |
+//!   slice[lowest bit]`), 5 × 64 × 4 words at n = 16, repaid after a few dozen west masks.
+//!   A sorted west list is kept with each chunk's value in a byte of its own (`spread`),
+//!   so the loop reads a table entry with a byte load instead of a shift and a mask.
+//!   Lists below [`MIN_SLICED`] are compared pair by pair.
+//! * **Keyed pieces.** Both lists are sorted by a few *key* diagonals, and each piece is
+//!   cut from the sorted east list so that its masks share key bits; a west mask that takes
+//!   one of those is skipped for the whole piece. Where to cut is chosen per join (see
+//!   `layout`), so the key grows with the lists: 6 bits at n = 16, 16 at n = 24, where
+//!   it removes about 98% of the pairs. This is what keeps the growth per n near the growth of
+//!   the lists.
+//!
+//! Measured and not kept (2026-12-01, AMD EPYC Zen 3, shard 7411/20000 of n = 24, one
+//! thread): *slicing the longer list*. At n = 24 a set's west list is often ten times its
+//! east list (0.19 million east and 2.8 million west masks), and a sorted list of L masks
+//! gives its pieces about log2(L / 256) shared key bits, so cutting the pieces from the
+//! west list tests a fifth of the pairs (one set: 8.7e9 -> 1.8e9). It still ran no faster
+//! (that set 0.40 -> 0.38 s with sort; the whole shard 41 -> 46 s in the first form): the
+//! east list streamed past the pieces is then too short for 16-bit buckets (3 masks each,
+//! so a piece walks thousands of nearly empty buckets), and when instead each trie node's
+//! east list is filtered once and shared by the node's pieces, the pieces are half empty (west masks of one weight per piece, 112
+//! on average) and lose the key-chunk ORs, so each tested pair cost four times as much
+//! (0.13 ns instead of 0.032). The sets that cost the most at n = 24 have lists of equal
+//! length (about a million masks each), where swapping changes nothing. What helped
+//! there, by an offline count on one such set: choosing each trie node's split diagonal
+//! from that node's own masks instead of one key order for the whole join, 32% fewer
+//! tested pairs (2.0e10 instead of 2.9e10 in the same model), and one key order chosen
+//! level by level for the pruning summed over the nodes, 30% (2.07e10): the second is
+//! what [`greedy_key`](key::greedy_key) does, since it keeps the buckets and chunk tables
+//! as they are.
+//!
+//! # Files
+//!
+//! This file has the API ([`Joiner`]: join, sample, keep) and the run of a join over its
+//! pieces; [`key`] chooses the key diagonals and where they move, [`layout`] sorts the lists
+//! into buckets and cuts the sorted east list into ranges, and [`west`] has a piece (its
+//! transposed slices and chunk tables) and the west loops (AVX2 or portable popcounts, and
+//! the AVX-512 copy).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::engine::isa::{self, Isa};
+use crate::engine::NEVER;
+
+mod key;
+mod layout;
+mod west;
+
+use key::{chunk_split, key_bits, BitOrder, Key, KeyTable};
+use layout::{bucket_sort, subset_sums};
+use west::{count_west_any, entry, spread, Piece, SPREAD_CHUNKS};
+
+/// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
+/// table entry). 4 rather than 8: smaller pieces share more key bits, so each visits fewer
+/// west masks; measured 10% faster at n = 20 and 22 (Intel Xeon, x86-64-v3 code).
+pub const LANES: usize = 4;
+/// Diagonal bits per chunk table (64 entries, 2 KiB: a piece's tables stay in L1). Six
+/// rather than five (2026-12-02, Intel Xeon model 167, one thread, alternating): shard
+/// 7411/20000 of n = 24 21.4 / 22.1 -> 18.3 / 18.8 s (a west mask: 6 table ORs instead of
+/// 7), n = 18 3.92 -> 3.85 s, n = 22 and 25 about the same; eight was a third slower at n = 26.
+pub const CHUNK: u32 = 6;
+/// Entries of a chunk table.
+const ENTRIES: usize = 1 << CHUNK;
+/// A chunk's bits.
+const CHUNK_MASK: u64 = ENTRIES as u64 - 1;
+/// Shorter east lists are compared pair by pair.
+pub const MIN_SLICED: usize = 32;
+
+/// What a join did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JoinStats {
+    /// Weighted number of disjoint pairs.
+    pub pairs: u64,
+    /// (east, west) pairs tested.
+    pub tested: u64,
+    /// Pieces of east masks the join has (see [`Joiner::join_sampled`]).
+    pub pieces: u64,
+    /// Pieces that ran.
+    pub pieces_run: u64,
+}
+
+/// Reusable buffers of the join (one per worker).
+#[derive(Debug, Default)]
+pub struct Joiner {
+    /// The instruction set of the join's loop (see [`isa`]).
+    isa: Isa,
+    /// The piece being joined.
+    piece: Piece,
+    /// Both lists sorted by bucket, with the start of each bucket (when there is more than
+    /// one bucket: a single bucket is the input itself). The buffers keep their length
+    /// between joins (see [`bucket_sort`]).
+    east: Vec<u64>,
+    east_start: Vec<usize>,
+    west: Vec<(u64, u32)>,
+    west_start: Vec<usize>,
+    /// The bucket of each item being sorted.
+    keys: Vec<u16>,
+    /// The next free place of each bucket while sorting.
+    next: Vec<usize>,
+    /// West masks compatible with each set of key bits (see [`subset_sums`]).
+    compatible: Vec<u64>,
+    /// The ranges of sorted east masks cut into pieces (see [`layout::layout`]).
+    ranges: Vec<(usize, usize)>,
+    /// The key's byte tables (see [`KeyTable`]), of the masks as given and as moved (see
+    /// [`BitOrder`]).
+    key_table: Vec<(u32, [u16; 256])>,
+    moved_key_table: Vec<(u32, [u16; 256])>,
+    /// The join [`Joiner::keep`] arranged (its sorted lists are in the buffers above).
+    kept: Option<Arranged>,
+    /// A key to use instead of choosing one (tests of every key length and mask width).
+    #[cfg(test)]
+    forced_key: Option<Vec<u32>>,
+    /// The west loop keeps to AVX2's popcounts where the CPU has AVX-512's (the x86-64-v3
+    /// implementation of the per-implementation tests).
+    #[cfg(test)]
+    no_avx512: bool,
+}
+
+impl Joiner {
+    /// A joiner whose loop runs with `isa` (`Joiner::default()`: [`Isa::best`]).
+    pub fn new(isa: Isa) -> Joiner {
+        Joiner {
+            isa,
+            ..Joiner::default()
+        }
+    }
+
+    /// A joiner that runs `imp` (its instruction set, and the AVX-512 west loop or not), for
+    /// the per-implementation tests.
+    #[cfg(test)]
+    pub fn for_implementation(imp: isa::Implementation) -> Joiner {
+        Joiner {
+            isa: imp.isa(),
+            no_avx512: !imp.avx512_popcount(),
+            ..Joiner::default()
+        }
+    }
+
+    /// The weighted number of disjoint (east, west) pairs; every mask uses bits `0..bits`.
+    ///
+    /// ```text
+    /// order the diagonals by how often both lists take them; the first k are key bits
+    /// sort east by its key bits (lexicographically) and bucket west by the same bits
+    /// cut the sorted east list into ranges (see `layout`), each range into pieces of 256
+    /// for each piece:
+    ///     common = the key bits every mask of the piece takes
+    ///     build the piece's chunk tables
+    ///     for each west bucket v with v & common == 0, for each west mask w in it:
+    ///         pairs += weight(w) · (east masks of the piece disjoint from w)
+    /// ```
+    ///
+    /// A west mask in a bucket that meets `common` clashes with every mask of the piece, so
+    /// skipping it is exact. Sorting (rather than one piece list per east bucket) lets a
+    /// piece span several buckets where they are small: 256 consecutive masks of a sorted
+    /// list share their first log2(east / 256) key bits, so the key can grow with the
+    /// lists while the pieces stay full. Worked numbers, n = 24: 0.7 million east and 2
+    /// million west masks per set, 16 key bits; about 2% of the pairs are tested.
+    #[cfg(test)]
+    pub fn join(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> JoinStats {
+        self.join_sampled(east, west, bits, Sample::ALL)
+    }
+
+    /// [`Joiner::join`] over only the pieces `sample` picks, for estimating a join's time
+    /// from a part of it (`nqueens estimate`); `pieces` says how many there were and how
+    /// many ran.
+    pub fn join_sampled(
+        &mut self,
+        east: &[u64],
+        west: &[(u64, u32)],
+        bits: u32,
+        sample: Sample,
+    ) -> JoinStats {
+        self.join_until(east, west, bits, sample, &NEVER)
+            .expect("never stopped")
+    }
+
+    /// [`Joiner::join_sampled`], giving up (None) soon after `stop` becomes true: the flag
+    /// is read once per piece (256 east masks against their west buckets, well under a
+    /// millisecond), so a stop takes effect within a set at any n.
+    pub fn join_until(
+        &mut self,
+        east: &[u64],
+        west: &[(u64, u32)],
+        bits: u32,
+        sample: Sample,
+        stop: &AtomicBool,
+    ) -> Option<JoinStats> {
+        self.dispatch(Work::Join(east, west, bits), sample, stop)
+    }
+
+    /// Sorts and lays out both lists as [`Joiner::join`] would, and keeps them in the
+    /// joiner, for [`Joiner::join_kept`]; returns the number of pieces of the join. Replaces
+    /// what an earlier call kept.
+    ///
+    /// This is for `nqueens estimate`, which times a join's pieces apart from its fixed
+    /// part: a sampled join at n = 28 sorts 50 million masks in about 0.5 s and then runs a
+    /// few pilots and a sample of its pieces; with one sort instead of one per pilot the
+    /// sort was no longer 38% of `estimate 28`'s time.
+    pub fn keep(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> u64 {
+        self.dispatch(Work::Keep(east, west, bits), Sample::ALL, &NEVER)
+            .expect("never stopped")
+            .pieces
+    }
+
+    /// The pieces `sample` picks of the join of the lists that [`Joiner::keep`] kept:
+    /// `join_kept(e, w, s)` after `keep(e, w, b)` is `join_sampled(e, w, b, s)` without its
+    /// sort. The same lists must be passed again (a list with one bucket is not copied).
+    ///
+    /// # Panics
+    /// If nothing was kept, or the lists' lengths differ from the kept ones.
+    pub fn join_kept(&mut self, east: &[u64], west: &[(u64, u32)], sample: Sample) -> JoinStats {
+        self.dispatch(Work::Kept(east, west), sample, &NEVER)
+            .expect("never stopped")
+    }
+
+    /// Runs `work` with the joiner's instruction set.
+    fn dispatch(&mut self, work: Work, sample: Sample, stop: &AtomicBool) -> Option<JoinStats> {
+        isa::dispatch!(
+            self.isa.v3_twin() => self.join_v3(work, sample, stop);
+            else self.join_body(work, sample, stop)
+        )
+    }
+
+    isa::v3_fn! {
+        /// [`Joiner::join`] compiled for x86-64-v3 ([`isa`]): popcnt, and AVX2 for the ORs.
+        fn join_v3(&mut self, work: Work, sample: Sample, stop: &AtomicBool) -> Option<JoinStats> {
+            self.join_body(work, sample, stop)
+        }
+    }
+
+    /// The join, inlined into each instruction set's copy.
+    #[inline(always)]
+    fn join_body(&mut self, work: Work, sample: Sample, stop: &AtomicBool) -> Option<JoinStats> {
+        let (east, west, bits, keep) = match work {
+            Work::Join(east, west, bits) => (east, west, bits, false),
+            Work::Keep(east, west, bits) => (east, west, bits, true),
+            Work::Kept(east, west) => {
+                let kept = self.kept.expect("Joiner::keep before Joiner::join_kept");
+                assert!(
+                    (east.len(), west.len()) == (kept.east, kept.west),
+                    "join_kept: not the lists Joiner::keep kept"
+                );
+                return self.run(east, west, kept, sample, stop);
+            }
+        };
+        self.kept = None;
+        let arranged = self.arrange(east, west, bits);
+        if keep {
+            self.kept = Some(arranged);
+            return Some(JoinStats {
+                pieces: arranged.pieces,
+                ..JoinStats::default()
+            });
+        }
+        self.run(east, west, arranged, sample, stop)
+    }
+
+    /// The fixed part of a join: picks the key, sorts both lists by it into the joiner's
+    /// buffers (with one bucket the input is used as it is) and cuts the sorted east list
+    /// into ranges (`self.ranges`).
+    #[inline(always)]
+    fn arrange(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Arranged {
+        let mut arranged = Arranged {
+            east: east.len(),
+            west: west.len(),
+            bits,
+            k: 0,
+            naive: east.len() < MIN_SLICED || west.is_empty(),
+            sorted: false,
+            pieces: 1,
+            moved: 0,
+            spread: false,
+        };
+        let key = if arranged.naive {
+            Key::default()
+        } else {
+            self.key_for(east, west, bits)
+        };
+        let k = key.bits.len();
+        arranged.k = k;
+        let order = (key.moved > 0).then(|| BitOrder::new(bits, &key.bits[..key.moved]));
+        arranged.moved = key.moved;
+        let buckets = 1usize << k;
+        // Sorted west masks are kept spread where their own chunks fit ([`spread`]).
+        arranged.spread = buckets > 1 && chunk_split(bits, key.moved).0 <= SPREAD_CHUNKS;
+        let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
+        // The pieces read the key of the moved masks: the same key bits, where they moved.
+        let moved: Vec<u32> = key
+            .bits
+            .iter()
+            .map(|&d| order.as_ref().map_or(d, |o| u32::from(o.place[d as usize])))
+            .collect();
+        KeyTable::new(&moved, &mut self.moved_key_table);
+        let keys_by_byte = KeyTable::new(&key.bits, &mut self.key_table);
+        let key_of = |m: u64| keys_by_byte.key(m);
+        if buckets > 1 {
+            let keys = &mut self.keys;
+            bucket_sort(
+                east,
+                |&e| key_of(e),
+                |&e| apply(e),
+                buckets,
+                &mut self.east,
+                &mut self.east_start,
+                &mut self.next,
+                keys,
+            );
+            bucket_sort(
+                west,
+                |w| key_of(w.0),
+                |&(w, weight)| {
+                    let w = apply(w);
+                    (if arranged.spread { spread(w) } else { w }, weight)
+                },
+                buckets,
+                &mut self.west,
+                &mut self.west_start,
+                &mut self.next,
+                keys,
+            );
+            arranged.sorted = true;
+        }
+        if arranged.naive {
+            return arranged;
+        }
+        // Where the pieces go: ranges of the sorted east list (see `layout`).
+        self.ranges.clear();
+        if buckets == 1 {
+            self.ranges.push((0, east.len()));
+        } else {
+            let compatible = &mut self.compatible;
+            compatible.clear();
+            compatible.extend(self.west_start.windows(2).map(|w| (w[1] - w[0]) as u64));
+            subset_sums(compatible, k);
+            layout::layout(&self.east_start, k, compatible, &mut self.ranges);
+        }
+        arranged.pieces = self
+            .ranges
+            .iter()
+            .map(|&(lo, hi)| (hi - lo).div_ceil(64 * LANES) as u64)
+            .sum();
+        arranged
+    }
+
+    /// The key of a join ([`key_bits`]), or in tests the forced one.
+    fn key_for(&self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
+        #[cfg(test)]
+        if let Some(key) = &self.forced_key {
+            return Key::new(key.clone(), bits);
+        }
+        key_bits(east, west, bits)
+    }
+
+    /// The pieces of an arranged join of `east` and `west` (the sorted copies in the
+    /// joiner's buffers are used where `arrange` made them).
+    #[inline(always)]
+    fn run(
+        &mut self,
+        east: &[u64],
+        west: &[(u64, u32)],
+        a: Arranged,
+        sample: Sample,
+        stop: &AtomicBool,
+    ) -> Option<JoinStats> {
+        let whole = [0, a.west];
+        let (east, west, west_start): (&[u64], &[(u64, u32)], &[usize]) = if a.sorted {
+            (&self.east[..a.east], &self.west[..a.west], &self.west_start)
+        } else {
+            (east, west, &whole)
+        };
+        if a.naive {
+            let run = sample.picks(0);
+            return Some(JoinStats {
+                pairs: if run { join_naive(east, west) } else { 0 },
+                tested: if run {
+                    (east.len() * west.len()) as u64
+                } else {
+                    0
+                },
+                pieces: 1,
+                pieces_run: u64::from(run),
+            });
+        }
+        let keys_by_byte = KeyTable {
+            parts: &self.moved_key_table,
+        };
+        let key_of = |m: u64| keys_by_byte.key(m);
+        let (own, kc) = chunk_split(a.bits, a.moved);
+        let chunks = own + kc;
+        // The moved key bits are in the last `kc` chunk tables (see `BitOrder`); each west
+        // mask of a bucket takes the same value in them, the bucket's. The bucket's first
+        // `a.moved` key bits (the top of v), padded at their low end to whole chunks, give
+        // slot j's value at bits 6(kc - 1 - j)...
+        let pad = CHUNK as usize * kc - a.moved;
+        let full = (1usize << a.k) - 1;
+        let mut stats = JoinStats::default();
+        let avx512 = self.isa.avx512_popcount();
+        // The per-implementation tests run the v3 join with AVX2's popcounts on an AVX-512
+        // CPU too ([`Joiner::for_implementation`]).
+        #[cfg(test)]
+        let avx512 = avx512.filter(|_| !self.no_avx512);
+        let piece = &mut self.piece;
+        let mut index = 0u64;
+        for &(lo, hi) in &self.ranges {
+            for masks in east[lo..hi].chunks(64 * LANES) {
+                stats.pieces += 1;
+                index += 1;
+                if !sample.picks(index - 1) {
+                    continue;
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                stats.pieces_run += 1;
+                let common = masks.iter().fold(u64::MAX, |acc, &m| acc & m);
+                piece.build(masks, a.span(), chunks);
+                let (tables, key_tables) = piece.tables[..chunks].split_at(own);
+                let valid: &[u64; LANES] = piece.valid[..LANES].try_into().expect("LANES words");
+                // West buckets v with v & common == 0: the submasks of the other key bits.
+                let free = full & !key_of(common);
+                let mut v = free;
+                loop {
+                    let ws = &west[west_start[v]..west_start[v + 1]];
+                    if !ws.is_empty() {
+                        // Key slot j holds key bits 6j..6j+6, bits 6(kc-1-j).. of v << pad.
+                        let mut base = [0u64; LANES];
+                        let padded = (v >> (a.k - a.moved)) << pad;
+                        for (j, table) in key_tables.iter().enumerate() {
+                            let at = CHUNK as usize * (kc - 1 - j);
+                            let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
+                            for (x, e) in base.iter_mut().zip(entry) {
+                                *x |= e;
+                            }
+                        }
+                        stats.tested += (masks.len() * ws.len()) as u64;
+                        stats.pairs +=
+                            count_west_any(own, a.spread, avx512, tables, valid, ws, &base);
+                    }
+                    if v == 0 {
+                        break;
+                    }
+                    v = (v - 1) & free;
+                }
+            }
+        }
+        Some(stats)
+    }
+}
+
+/// What the join is asked to do (see [`Joiner::dispatch`]).
+#[derive(Clone, Copy)]
+enum Work<'x> {
+    /// Sort and join two lists (a count).
+    Join(&'x [u64], &'x [(u64, u32)], u32),
+    /// Sort and lay out two lists and keep them ([`Joiner::keep`]).
+    Keep(&'x [u64], &'x [(u64, u32)], u32),
+    /// Run pieces of the kept join of these lists ([`Joiner::join_kept`]).
+    Kept(&'x [u64], &'x [(u64, u32)]),
+}
+
+/// A join's lists after [`Joiner::arrange`].
+#[derive(Clone, Copy, Debug)]
+struct Arranged {
+    /// Lengths of the lists.
+    east: usize,
+    west: usize,
+    /// Diagonal bits of the masks.
+    bits: u32,
+    /// Key bits (0: one bucket).
+    k: usize,
+    /// Joined pair by pair (a short east list).
+    naive: bool,
+    /// The lists were sorted into the joiner's buffers.
+    sorted: bool,
+    /// Key bits moved: the first `moved` of the `k` ([`moves`](key::moves)); the chunk tables of a
+    /// piece follow from it ([`chunk_split`]).
+    moved: usize,
+    /// The sorted west masks are spread ([`spread`]).
+    spread: bool,
+    /// Pieces of the join.
+    pieces: u64,
+}
+
+impl Arranged {
+    /// Bit positions the masks use: `bits`, or six per chunk once the key moved (the last
+    /// chunk of the other diagonals and of the key may be partial and keep six places).
+    fn span(&self) -> u32 {
+        if self.moved == 0 {
+            self.bits
+        } else {
+            let (own, slots) = chunk_split(self.bits, self.moved);
+            CHUNK * (own + slots) as u32
+        }
+    }
+}
+
+/// Which pieces of a join run: every piece, or one in `stride` from `offset` (see
+/// [`Joiner::join_sampled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Run piece i when i % stride == offset.
+    pub stride: u64,
+    /// The first piece that runs.
+    pub offset: u64,
+}
+
+impl Sample {
+    /// Every piece: the whole join.
+    pub const ALL: Sample = Sample {
+        stride: 1,
+        offset: 0,
+    };
+
+    #[inline(always)]
+    fn picks(self, index: u64) -> bool {
+        index % self.stride.max(1) == self.offset
+    }
+}
+
+/// The same sum by testing every pair: the oracle of the tests.
+pub fn join_naive(east: &[u64], west: &[(u64, u32)]) -> u64 {
+    west.iter()
+        .map(|&(w, weight)| u64::from(weight) * east.iter().filter(|&&e| e & w == 0).count() as u64)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::isa::{check_property, suite_per_implementation};
+    use proptest::prelude::{any, prop_assert_eq};
+
+    /// A small deterministic generator (xorshift), so the test needs no crate: `count`
+    /// masks of `bits` diagonals, each set with probability `density`%.
+    pub(super) fn masks(seed: u64, count: usize, bits: u32, density: u32) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..count)
+            .map(|_| {
+                let mut m = 0;
+                for k in 0..bits {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if x % 100 < u64::from(density) {
+                        m |= 1 << k;
+                    }
+                }
+                m
+            })
+            .collect()
+    }
+
+    /// West masks weighted in turn by `weights`.
+    pub(super) fn weighted(masks: Vec<u64>, weights: &[u32]) -> Vec<(u64, u32)> {
+        let cycle = weights.iter().cycle();
+        masks.into_iter().zip(cycle).map(|(m, &w)| (m, w)).collect()
+    }
+
+    // Every suite below once per implementation of the join's loop: baseline code, the
+    // x86-64-v3 twin with AVX2's popcounts, and the twin with the AVX-512 popcount loop,
+    // each against the pair loop (`join_naive`), skipped where the CPU lacks it.
+    suite_per_implementation! {
+        [Baseline, X86_64V3, Avx512Popcount]
+
+        /// Any lists, any widths up to 64 bits, any weights: the sliced, bucketed join
+        /// agrees with the pair loop (lists up to 3,000 east masks reach the buckets).
+        fn join_agrees_with_the_pair_loop(imp: Implementation) {
+            let strategy = (
+                1u32..=64,
+                proptest::collection::vec(any::<u64>(), 0..3000),
+                proptest::collection::vec((any::<u64>(), 0u32..9), 0..300),
+                0u32..4,
+            );
+            check_property(imp, file!(), 64, strategy, |(bits, east, west, sparse)| {
+                // Random u64s clash almost always; AND a few together to make sparse masks.
+                let keep = |m: u64, salt: u64| {
+                    let m = m & (u64::MAX >> (64 - bits));
+                    (0..sparse).fold(m, |m, i| m & m.rotate_left(7 * i + salt as u32 + 1))
+                };
+                let east: Vec<u64> = east.iter().map(|&m| keep(m, 1)).collect();
+                let west: Vec<(u64, u32)> = west.iter().map(|&(m, w)| (keep(m, 2), w)).collect();
+                prop_assert_eq!(
+                    Joiner::for_implementation(imp).join(&east, &west, bits).pairs,
+                    join_naive(&east, &west)
+                );
+                Ok(())
+            });
+        }
+
+        /// One joiner for all cases, as a worker keeps it from set to set: its buffers keep
+        /// their length from a larger join (40,000 masks) into smaller ones and back.
+        fn sliced_join_equals_the_pair_loop(imp: Implementation) {
+            let mut joiner = Joiner::for_implementation(imp);
+            let cases = [
+                (1, 0, 5, 10, 30),
+                (2, 1, 1, 4, 50),
+                (3, 63, 70, 12, 20),
+                (4, 700, 300, 30, 25),
+                (5, 200, 5000, 38, 30),
+                (6, 90, 3000, 62, 15),
+                (7, 300, 40000, 30, 35),
+                (8, 512, 100, 20, 30),
+                (9, 513, 100, 64, 20),
+                (10, 5000, 3000, 38, 30),
+                (11, 40000, 500, 40, 25),
+                (12, 5000, 0, 38, 30),
+            ];
+            for &(seed, ne, nw, bits, density) in cases.iter().chain(cases.iter().rev()) {
+                let east = masks(seed, ne, bits, density);
+                let west = weighted(masks(seed + 100, nw, bits, density), &[1, 2, 4, 0]);
+                let want = join_naive(&east, &west);
+                assert_eq!(joiner.join(&east, &west, bits).pairs, want, "seed {seed}");
+                assert_eq!(
+                    Joiner::for_implementation(imp).join(&east, &west, bits).pairs,
+                    want,
+                    "seed {seed}, fresh joiner"
+                );
+            }
+        }
+
+        /// Forced keys of 12-16 bits (moved whole, with a padded last slot, or in whole
+        /// chunks only, or not at all) on masks of 12-62 diagonals, spread (up to 8 own
+        /// chunks) or not, through `join` and `keep` / `join_kept`.
+        fn every_key_length_and_width_joins_as_the_pair_loop(imp: Implementation) {
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            for &bits in &[12u32, 14, 24, 33, 46, 47, 48, 56, 58, 60, 62] {
+                for k in 12..=16usize.min(bits as usize) {
+                    // k distinct diagonals in a scrambled order.
+                    let mut key: Vec<u32> = (0..bits).collect();
+                    for i in (1..key.len()).rev() {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        key.swap(i, (x % (i as u64 + 1)) as usize);
+                    }
+                    key.truncate(k);
+                    let seed = u64::from(bits) * 100 + k as u64;
+                    let density = if bits <= 24 { 12 } else { 6 };
+                    let east = masks(seed, 3_000, bits, density);
+                    let west = weighted(masks(seed + 1, 400, bits, density), &[1, 2, 4]);
+                    let mut joiner = Joiner {
+                        forced_key: Some(key),
+                        ..Joiner::for_implementation(imp)
+                    };
+                    let want = join_naive(&east, &west);
+                    assert!(want > 0, "bits {bits}, k {k}: choose a lower density");
+                    let got = joiner.join(&east, &west, bits);
+                    assert_eq!(got.pairs, want, "bits {bits}, k {k}");
+                    assert_eq!(got.pieces, got.pieces_run);
+                    joiner.keep(&east, &west, bits);
+                    let a = joiner.kept.expect("kept");
+                    assert_eq!(a.moved, key::moves(bits, k), "bits {bits}, k {k}");
+                    assert_eq!(a.spread, chunk_split(bits, a.moved).0 <= SPREAD_CHUNKS);
+                    let kept = joiner.join_kept(&east, &west, Sample::ALL);
+                    assert_eq!(kept.pairs, want, "kept: bits {bits}, k {k}");
+                }
+            }
+        }
+
+        /// East lists of 70,000 masks take keys of 11 bits, which do not move (MOVE_FROM);
+        /// from GREEDY_FROM east masks the key is chosen level by level, has 12 bits and
+        /// moves (`BitOrder`), but not at 62 diagonals (no room). Forced keys of every
+        /// length are in `every_key_length_and_width_joins_as_the_pair_loop`.
+        fn keys_of_whole_chunks_move_the_chunks_and_keep_the_count(imp: Implementation) {
+            let mut joiner = Joiner::for_implementation(imp);
+            for &(seed, ne, nw, bits, density, moved) in &[
+                (31, 70_000, 400, 46, 25, false),
+                (32, 70_000, 300, 60, 20, false),
+                (33, 70_000, 300, 62, 20, false),
+                (34, 140_000, 200, 33, 30, true),
+                (35, 140_000, 150, 46, 25, true),
+                (36, 140_000, 100, 62, 20, false),
+            ] {
+                let east = masks(seed, ne, bits, density);
+                let west = weighted(masks(seed + 100, nw, bits, density), &[1, 2, 4]);
+                let key = key_bits(&east, &west, bits);
+                assert!(key.bits.len() >= 10, "seed {seed}: key of {}", key.bits.len());
+                assert_eq!(key.moved > 0, moved, "seed {seed}: {key:?}");
+                let want = join_naive(&east, &west);
+                assert_eq!(joiner.join(&east, &west, bits).pairs, want, "seed {seed}");
+                let pieces = joiner.keep(&east, &west, bits);
+                let sample = Sample {
+                    stride: 3,
+                    offset: 2,
+                };
+                assert_eq!(
+                    joiner.join_kept(&east, &west, sample),
+                    Joiner::for_implementation(imp).join_sampled(&east, &west, bits, sample),
+                    "seed {seed}"
+                );
+                assert_eq!(joiner.join_kept(&east, &west, Sample::ALL).pairs, want);
+                assert!(pieces > 100, "seed {seed}");
+            }
+        }
+
+        /// One sort, then several samples of its pieces (`nqueens estimate`): each sample
+        /// gives what a fresh sampled join of the same lists gives, the samples of a stride
+        /// add up to the whole join, for lists that are sorted (8,000 east masks), in one
+        /// bucket (600) and joined pair by pair (20).
+        fn a_kept_join_runs_the_pieces_a_sampled_join_runs(imp: Implementation) {
+            let mut kept = Joiner::for_implementation(imp);
+            let cases = [(21, 8000, 6000, 40), (22, 600, 900, 30), (23, 20, 50, 20)];
+            for &(seed, ne, nw, bits) in &cases {
+                let east = masks(seed, ne, bits, 25);
+                let west = weighted(masks(seed + 100, nw, bits, 25), &[1, 2, 4]);
+                let want = join_naive(&east, &west);
+                let pieces = kept.keep(&east, &west, bits);
+                let whole = Joiner::for_implementation(imp).join(&east, &west, bits);
+                assert_eq!(pieces, whole.pieces, "seed {seed}");
+                assert_eq!(whole.pairs, want, "seed {seed}");
+                for sample in [
+                    Sample::ALL,
+                    Sample {
+                        stride: 3,
+                        offset: 1,
+                    },
+                    Sample {
+                        stride: 7,
+                        offset: 0,
+                    },
+                    Sample {
+                        stride: u64::MAX,
+                        offset: u64::MAX - 1,
+                    },
+                ] {
+                    let fresh =
+                        Joiner::for_implementation(imp).join_sampled(&east, &west, bits, sample);
+                    assert_eq!(kept.join_kept(&east, &west, sample), fresh, "seed {seed}");
+                }
+                let by_thirds: u64 = (0..3)
+                    .map(|offset| kept.join_kept(&east, &west, Sample { stride: 3, offset }).pairs)
+                    .sum();
+                assert_eq!(by_thirds, want, "seed {seed}");
+            }
+        }
+
+        /// A raised stop flag ends a sliced join (one bucket or sorted) before its first
+        /// piece.
+        fn a_raised_stop_gives_none(imp: Implementation) {
+            let stop = AtomicBool::new(true);
+            for &(ne, bits) in &[(MIN_SLICED, 20), (600, 30), (8000, 40)] {
+                let east = masks(ne as u64, ne, bits, 25);
+                let west = weighted(masks(7, 500, bits, 25), &[1]);
+                let mut joiner = Joiner::for_implementation(imp);
+                let got = joiner.join_until(&east, &west, bits, Sample::ALL, &stop);
+                assert_eq!(got, None, "{ne} east masks");
+            }
+        }
+    }
+}
