@@ -35,7 +35,7 @@ use anyhow::bail;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 
-use super::engine::{EngineChoice, EnginePlan};
+use super::engine::EnginePlan;
 use super::format::bytes;
 use super::options::{CountOptions, MpiCount};
 use super::progress::Progress;
@@ -226,11 +226,7 @@ fn build(
             m.n, offer.n
         ));
     }
-    let asked = match m.engine.engine {
-        EngineChoice::Auto => engine,
-        EngineChoice::Backtrack => Engine::Backtrack,
-        EngineChoice::Quadrant => Engine::Quadrant,
-    };
+    let asked = m.engine.engine.engine().unwrap_or(engine);
     if asked != engine {
         return Err(format!(
             "given --engine {}, but rank 0 counts with --engine {}: give every rank the same --engine (or auto)",

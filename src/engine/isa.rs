@@ -8,7 +8,7 @@
 //! code than with these twins (README, "Portable builds").
 //!
 //! So the three leaf loops — [`Joiner::join`](super::quadrant::join::Joiner::join), the half
-//! patterns (`Half::patterns_from_table`) and [`count_tasks`](super::lanes::count_tasks) —
+//! patterns (`Half::patterns_from_table`) and [`count_tasks`](super::backtrack::lanes::count_tasks) —
 //! are compiled twice, and each call picks one:
 //!
 //! ```text
