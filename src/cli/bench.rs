@@ -238,10 +238,10 @@ mod tests {
 
     #[test]
     fn a_corrupted_expectation_fails_the_check() {
-        for engine in [Engine::Backtrack, Engine::Quadrant] {
+        for &engine in Engine::all() {
             assert!(checked_count(8, 1, engine, false).is_ok());
         }
-        let e = checked_count(8, 1, Engine::Quadrant, true).unwrap_err();
+        let e = checked_count(8, 1, Engine::named("quadrant").unwrap(), true).unwrap_err();
         assert!(matches!(e, Failure::CheckFailed(Some(_))), "{e}");
     }
 }

@@ -22,6 +22,17 @@ use crate::runner::session::{units_within, BYTES_PER_UNIT};
 use crate::UnitPlan;
 use std::sync::atomic::AtomicBool;
 
+impl EngineChoice {
+    /// The engine this choice names; None for `auto`, which depends on n and the memory.
+    pub fn engine(self) -> Option<Engine> {
+        match self {
+            EngineChoice::Auto => None,
+            EngineChoice::Quadrant => Some(Engine::Quadrant),
+            EngineChoice::Backtrack => Some(Engine::Backtrack),
+        }
+    }
+}
+
 /// What set a memory limit, as the end of "more than the 4.0 GiB ..." in messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -194,20 +205,17 @@ impl EngineArgs {
         let lists = Engine::Quadrant
             .list_bytes(n)
             .saturating_mul(threads as u64);
-        let engine = match self.engine {
-            EngineChoice::Backtrack => Engine::Backtrack,
-            EngineChoice::Auto if lists <= limit => Engine::auto(n),
-            EngineChoice::Auto => Engine::Backtrack,
-            EngineChoice::Quadrant => {
-                if !Engine::Quadrant.supports(n) {
-                    usage!(
-                        "the quadrant engine counts n = {}..{}, not {n}: use --engine backtrack (or auto)",
-                        quadrant::MIN_N,
-                        quadrant::MAX_N
-                    );
-                }
-                Engine::Quadrant
+        let engine = match self.engine.engine() {
+            Some(asked) if !asked.supports(n) => {
+                let (min, max) = asked.range();
+                usage!(
+                    "the {} engine counts n = {min}..{max}, not {n}: use --engine backtrack (or auto)",
+                    asked.name()
+                );
             }
+            Some(asked) => asked,
+            None if lists <= limit => Engine::auto(n),
+            None => Engine::Backtrack,
         };
         EnginePlan::fit(engine, n, threads, limit, source, 0)
     }

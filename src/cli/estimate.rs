@@ -43,12 +43,11 @@ use super::error::{usage, Done, Outcome};
 use super::format::{bytes, duration, fine_duration};
 use super::options::EstimateOptions;
 use crate::engine::cost;
-use crate::engine::plan::{Engine, Unit, UnitKind};
-use crate::engine::quadrant::{
-    self, half::Part, join::Sample, table::QuadrantTable, units::Proxy, Scratch,
-};
+use crate::engine::exec::Prepared;
+use crate::engine::plan::Engine;
 use crate::engine::rng::SplitMix64 as Rng;
-use crate::UnitPlan;
+use crate::engine::sample::{Sampler, Work};
+use crate::engine::Config;
 
 /// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
 pub const TABLE_BUILD_LIMIT: u64 = 1 << 30;
@@ -176,76 +175,27 @@ struct Timed {
     work: Work,
 }
 
-/// What a sampled quadrant unit (or set) did, scaled to the whole unit like its time: the
-/// seconds of its three phases, the pairs its join tested, the solutions it found (weighted
-/// by symmetry, as the count adds them), its sets and their list sizes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Work {
-    halves: f64,
-    sort: f64,
-    join: f64,
-    tested: f64,
-    solutions: f64,
-    sets: f64,
-    east: f64,
-    west: f64,
-}
-
-impl Work {
-    fn secs(&self) -> f64 {
-        self.halves + self.sort + self.join
-    }
-
-    /// Every figure times `k` (`time` only the seconds).
-    fn scaled(self, k: f64, time: f64) -> Work {
-        Work {
-            halves: self.halves * k * time,
-            sort: self.sort * k * time,
-            join: self.join * k * time,
-            tested: self.tested * k,
-            solutions: self.solutions * k,
-            sets: self.sets * k,
-            east: self.east * k,
-            west: self.west * k,
-        }
-    }
-
-    /// The figures as a list, for the estimator (in field order).
-    fn figures(&self) -> [f64; 8] {
-        [
-            self.halves,
-            self.sort,
-            self.join,
-            self.tested,
-            self.solutions,
-            self.sets,
-            self.east,
-            self.west,
-        ]
-    }
-}
-
 /// Runs `estimate`.
 pub fn run(a: &EstimateOptions) -> Outcome {
     let start = Instant::now();
     let (threads, sample) = (a.threads, a.sample);
     let resolved = a.engine.resolve(a.n, threads)?;
     let engine = resolved.engine;
-    if a.engine.engine == EngineChoice::Auto
-        && Engine::auto(a.n) == Engine::Quadrant
-        && engine == Engine::Backtrack
-    {
-        // `count` falls back to backtracking here; timing that engine's units at this n
-        // would take hours, so say why instead.
+    let auto = Engine::auto(a.n);
+    if a.engine.engine == EngineChoice::Auto && auto != engine {
+        // `count` falls back to backtracking here, the faster engine's lists not fitting;
+        // timing that engine's units at this n would take hours, so say why instead.
         usage!(
-            "n = {}: the quadrant engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine backtrack to estimate the backtracking engine",
+            "n = {}: the {} engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine {} to estimate the {} engine",
             a.n,
-            bytes(Engine::Quadrant.list_bytes(a.n).saturating_mul(threads as u64))
+            auto.name(),
+            bytes(auto.list_bytes(a.n).saturating_mul(threads as u64)),
+            engine.name(),
+            engine.name()
         );
     }
-    let table_used = engine == Engine::Quadrant
-        && resolved.table_bytes > 0
-        && resolved.table_bytes <= TABLE_BUILD_LIMIT;
+    // Only an engine with a table has table bytes.
+    let table_used = resolved.table_bytes > 0 && resolved.table_bytes <= TABLE_BUILD_LIMIT;
     // What a count does before its first unit (the plan, the table) is timed as is and
     // added: at n = 16 it is a third of the count.
     let clock = Instant::now();
@@ -255,15 +205,16 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     let mut fixed = clock.elapsed().as_secs_f64();
     let costs = cost::estimates(&plan);
 
+    // The units' shared context (the frames and, if used, the table), built and timed now.
     let clock = Instant::now();
-    let table = table_used.then(|| QuadrantTable::build(a.n / 2));
-    fixed += clock.elapsed().as_secs_f64();
-    let lists = resolved.config.list_budget;
-    let frames = if engine == Engine::Quadrant {
-        quadrant::Frame::all(a.n)
-    } else {
-        Vec::new()
+    let config = Config {
+        table_limit: if table_used { resolved.table_bytes } else { 0 },
+        ..resolved.config
     };
+    let prepared = Prepared::with_config(a.n, &config);
+    prepared.prepare(plan.units(), &crate::engine::NEVER);
+    fixed += clock.elapsed().as_secs_f64();
+    let sampler = Sampler::new(&prepared, a.budget);
     let pool = crate::runner::local::pool(threads)?;
     // Whole draws of K strata, repeated with the next seeds until the timing has lasted
     // MIN_SAMPLING seconds: at small n one draw times only milliseconds of work, which a
@@ -279,31 +230,11 @@ pub fn run(a: &EstimateOptions) -> Outcome {
                 .par_iter()
                 .enumerate()
                 .map_init(
-                    || {
-                        let mut scratch = Scratch::new(resolved.config.isa);
-                        warm_up(
-                            a.n,
-                            &plan,
-                            &costs,
-                            &frames,
-                            table.as_ref(),
-                            lists,
-                            &mut scratch,
-                        );
-                        scratch
-                    },
+                    || sampler.scratch(&plan, &costs),
                     |scratch, (j, &i)| {
                         let unit = &plan.units()[i];
                         let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
-                        let (secs, work) = time_unit(
-                            a.n,
-                            unit,
-                            &frames,
-                            table.as_ref(),
-                            (lists, a.budget),
-                            &mut rng,
-                            scratch,
-                        );
+                        let (secs, work) = sampler.time_unit(unit, &mut rng, scratch);
                         Timed {
                             x: costs[i] as f64,
                             secs,
@@ -319,7 +250,10 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     let (projected, half) = project(&timed, total_x, |t| t.secs);
     let cpu = projected + fixed;
     let (p50, p99, max) = unit_quantiles(&timed);
-    let breakdown = (engine == Engine::Quadrant).then(|| Breakdown::of(a.n, &timed, total_x, cpu));
+    let breakdown = engine
+        .labels()
+        .phases
+        .then(|| Breakdown::of(a.n, &timed, total_x, cpu));
     let report = Report {
         n: a.n,
         engine,
@@ -447,212 +381,6 @@ fn draw(costs: &[u64], k: u32, seed: u64) -> Vec<usize> {
         })
         .collect()
 }
-
-/// Estimated time of one unit, seconds of one thread (see the module doc), and where it went;
-/// its sets are cut into parts of at most `lists` bytes, its joins timed within `budget`.
-fn time_unit(
-    n: u32,
-    unit: &Unit,
-    frames: &[quadrant::Frame],
-    table: Option<&QuadrantTable>,
-    (lists, budget): (u64, f64),
-    rng: &mut Rng,
-    scratch: &mut Scratch,
-) -> (f64, Work) {
-    let UnitKind::Quadrant { frame, prefix } = unit.kind else {
-        let t = Instant::now();
-        // A backtracking unit runs whole, with the instruction set the environment asks for.
-        let _ = crate::engine::exec::run_until_with(
-            n as usize,
-            unit,
-            &super::kernel::config(),
-            &crate::engine::NEVER,
-        );
-        return (t.elapsed().as_secs_f64(), Work::default());
-    };
-    let f = &frames[frame as usize];
-    let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
-    let proxy = Proxy::new(f);
-    let sets: Vec<(u32, f64)> = f
-        .sets_with_prefix(p, prefix)
-        .filter(|&e| f.weight(e).0 > 0)
-        .map(|e| (e, proxy.set(f, e).max(1.0)))
-        .collect();
-    let total: f64 = sets.iter().map(|s| s.1).sum();
-    let mut point = rng.unit() * total;
-    let &(e, y) = sets
-        .iter()
-        .find(|s| {
-            point -= s.1;
-            point < 0.0
-        })
-        .or(sets.last())
-        .expect("a unit has a counted set");
-    let parts = f.parts_with(&proxy, e, lists);
-    let work = time_set(f, e, table, parts, budget, rng, scratch).scaled(total / y, 1.0);
-    let scaled = work.secs();
-    if scaled >= WHOLE_BELOW {
-        return (scaled, work);
-    }
-    // A short unit is timed whole instead, its sets in order as a count runs them: a set
-    // of a few microseconds timed alone measures mostly the clock and the cache. Its
-    // phases keep the sampled set's shares; its pairs and solutions are the unit's own.
-    let clock = Instant::now();
-    let mut done = quadrant::SetResult::default();
-    for &(e, _) in &sets {
-        done.merge(&f.count_set(e, table, scratch));
-    }
-    let secs = clock.elapsed().as_secs_f64();
-    let work = Work {
-        tested: done.tested as f64,
-        solutions: done.solutions as f64,
-        sets: sets.len() as f64,
-        ..work.scaled(1.0, secs / scaled.max(f64::MIN_POSITIVE))
-    };
-    (secs, work)
-}
-
-/// Units projected shorter than this (seconds) are timed whole (see [`time_unit`]).
-const WHOLE_BELOW: f64 = 0.05;
-
-/// Runs the smallest set of the plan's smallest quadrant unit untimed, so that a worker's
-/// buffers have grown and its code is warm before it times anything (a count pays that
-/// once per thread, not once per unit).
-fn warm_up(
-    n: u32,
-    plan: &UnitPlan,
-    costs: &[u64],
-    frames: &[quadrant::Frame],
-    table: Option<&QuadrantTable>,
-    lists: u64,
-    scratch: &mut Scratch,
-) {
-    let smallest = plan
-        .units()
-        .iter()
-        .filter(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
-        .min_by_key(|u| costs[u.id as usize]);
-    if let Some(&Unit {
-        kind: UnitKind::Quadrant { frame, prefix },
-        ..
-    }) = smallest
-    {
-        let f = &frames[frame as usize];
-        let p = quadrant::units::prefix_rows(n, f.rows().len() as u32);
-        let proxy = Proxy::new(f);
-        if let Some(e) = f
-            .sets_with_prefix(p, prefix)
-            .filter(|&e| f.weight(e).0 > 0)
-            .min_by(|&a, &b| proxy.set(f, a).total_cmp(&proxy.set(f, b)))
-        {
-            // Its first part pair and a sixty-fourth of that join: enough to grow the
-            // buffers and warm the code. (The whole set was counted here before; the
-            // smallest set of n = 28 still joins for minutes, on every worker.)
-            let (east, west) = f.parts_with(&proxy, e, lists);
-            let first = |of| Part { index: 0, of };
-            f.prepare_part(e, table, scratch, first(east), first(west), true);
-            f.join_prepared(
-                scratch,
-                Sample {
-                    stride: 64,
-                    offset: 0,
-                },
-            );
-        }
-    }
-}
-
-/// Estimated time of one set: its halves whole, its join on a share of its pieces (and
-/// what the set did, scaled the same way).
-fn time_set(
-    f: &quadrant::Frame,
-    e: u32,
-    table: Option<&QuadrantTable>,
-    (east_parts, west_parts): (u32, u32),
-    budget: f64,
-    rng: &mut Rng,
-    scratch: &mut Scratch,
-) -> Work {
-    // A set too large for memory is counted in parts (`Frame::parts`): time one (east part,
-    // west part) pair drawn at random and scale by the number of pairs (unbiased; it counts
-    // the east part's making once per west part, a few percent of a set at most).
-    let part = |of: u32, rng: &mut Rng| Part {
-        index: rng.below(u64::from(of)) as u32,
-        of,
-    };
-    let (east, west) = (part(east_parts, rng), part(west_parts, rng));
-    let scale = f64::from(east_parts) * f64::from(west_parts);
-    let clock = Instant::now();
-    f.prepare_part(e, table, scratch, east, west, true);
-    let halves = clock.elapsed().as_secs_f64();
-    let (east_len, west_len) = scratch.list_lens();
-    // The join's fixed part (its key, sort and layout) runs once and is timed as it is;
-    // its pieces are then timed apart, on the kept sorted lists. (Timing each sample as a
-    // whole join and subtracting a separately timed sort, as this did before, made every
-    // pilot sort again, 38% of `estimate 28`, and let the first, cold sort's extra time
-    // be subtracted from the pieces.)
-    let clock = Instant::now();
-    let pieces = f.keep_prepared(scratch).max(1);
-    let fixed = clock.elapsed().as_secs_f64();
-    // The set's figures from its join's `t` seconds and stats `j` on `run` of its pieces,
-    // all scaled to the whole set (a part pair stands for `scale` of them; the set counts
-    // once).
-    let work = |t: f64, j: &quadrant::join::JoinStats, run: f64| {
-        let share = pieces as f64 / run.max(1.0);
-        Work {
-            halves,
-            sort: fixed,
-            join: t * share,
-            tested: j.tested as f64 * share,
-            solutions: j.pairs as f64 * share,
-            sets: 1.0 / scale,
-            // A part pair holds one east part and one west part: the whole set's lists
-            // are `east_parts` and `west_parts` of them.
-            east: east_len as f64 / f64::from(west_parts),
-            west: west_len as f64 / f64::from(east_parts),
-        }
-        .scaled(scale, 1.0)
-    };
-    let timed = |scratch: &mut Scratch, sample: Sample| {
-        let clock = Instant::now();
-        let j = f.join_kept(scratch, sample);
-        (clock.elapsed().as_secs_f64(), j)
-    };
-    // A pilot of about four pieces, four times more until it lasts PILOT seconds (at n = 28
-    // four pieces take a few milliseconds; one interrupt would double that), or the budget
-    // is spent, to choose how many pieces to time.
-    let mut run = 4u64;
-    let (pilot, jp) = loop {
-        let (pilot, jp) = timed(
-            scratch,
-            Sample {
-                stride: (pieces / run).max(1),
-                offset: 0,
-            },
-        );
-        if pilot >= PILOT || run >= pieces || pilot >= budget {
-            break (pilot, jp);
-        }
-        run *= 4;
-    };
-    if jp.pieces_run >= pieces {
-        return work(pilot, &jp, pieces as f64); // the pilot ran the whole join
-    }
-    let whole = pilot / jp.pieces_run.max(1) as f64 * pieces as f64;
-    if whole <= budget {
-        let (t, j) = timed(scratch, Sample::ALL);
-        return work(t, &j, pieces as f64);
-    }
-    // At most one piece in `pieces`, so that one always runs: a stride past the number of
-    // pieces would often pick none and count the join as nothing.
-    let stride = ((whole / budget).ceil() as u64).clamp(1, pieces);
-    let offset = rng.below(stride);
-    let (t, js) = timed(scratch, Sample { stride, offset });
-    work(t, &js, js.pieces_run as f64)
-}
-
-/// Seconds a pilot of a sampled join lasts at least (see [`time_set`]).
-const PILOT: f64 = 0.01;
 
 /// Weighted quantiles of the unit times: a unit drawn with probability ∝ x stands for
 /// 1/x units of the plan.

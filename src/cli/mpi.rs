@@ -32,7 +32,6 @@ use anyhow::anyhow;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 
-use super::args::EngineChoice;
 use super::engine::EnginePlan;
 use super::error::{one_line, say, usage, Done, Failure, Outcome};
 use super::format::bytes;
@@ -221,11 +220,7 @@ fn build(
             m.n, offer.n
         ));
     }
-    let asked = match m.engine.engine {
-        EngineChoice::Auto => engine,
-        EngineChoice::Backtrack => Engine::Backtrack,
-        EngineChoice::Quadrant => Engine::Quadrant,
-    };
+    let asked = m.engine.engine.engine().unwrap_or(engine);
     if asked != engine {
         return Err(format!(
             "given --engine {}, but rank 0 counts with --engine {}: give every rank the same --engine (or auto)",

@@ -14,11 +14,11 @@ use super::format::{duration, grouped};
 use super::options::PlanOptions;
 use super::report::estimate_seconds;
 use crate::engine::cost;
-use crate::engine::plan::{Engine, Sum};
+use crate::engine::plan::Sum;
 use crate::runner::shown;
 use crate::runner::stats::{CostSpread, Makespan};
 use crate::runner::{checkpoint, schedule};
-use crate::{UnitKind, UnitPlan};
+use crate::UnitPlan;
 
 /// One unit, as printed by `plan --json`.
 #[derive(Serialize)]
@@ -85,15 +85,7 @@ struct Stats {
 }
 
 fn unit_row(n: u32, u: &crate::Unit, cost: u64) -> UnitRow {
-    let queens = match u.kind {
-        // The F180 unit fixes its row-0 queen; listed, though the search places it itself.
-        UnitKind::Fixed180 { col } => vec![(0, col)],
-        _ => u
-            .preplaced(n as usize)
-            .into_iter()
-            .map(|(r, c)| (r as u8, c as u8))
-            .collect(),
-    };
+    let queens = u.listed_queens(n as usize);
     UnitRow {
         id: u.id,
         kind: u.kind.name(),
@@ -178,11 +170,7 @@ pub fn run(a: &PlanOptions) -> Outcome {
             s.n,
             g(s.units as u64),
             g(s.border_units as u64),
-            if engine == Engine::Quadrant {
-                "quadrant"
-            } else {
-                "border"
-            },
+            engine.labels().units,
             s.symmetric_units,
             s.plan_id,
             plan.version(),
@@ -198,9 +186,9 @@ pub fn run(a: &PlanOptions) -> Outcome {
             out,
             "{} cost per unit, {}: median {}, p90 {}, p99 {}, max {} ({:.3}% of {})",
             s.costs,
-            // The quadrant estimate is in node equivalents (cost::QUADRANT_SCALE), not nodes.
-            if engine == Engine::Quadrant && s.costs == "estimated" {
-                "node equivalents"
+            // An estimate may be in the engine's own unit (node equivalents), not nodes.
+            if s.costs == "estimated" {
+                engine.labels().estimate
             } else {
                 engine.work()
             },
@@ -222,8 +210,8 @@ pub fn run(a: &PlanOptions) -> Outcome {
                 "  {:>5} workers: makespan {:>20} {}, efficiency {:5.1}% (bound {:5.1}%)",
                 m.workers,
                 grouped(m.makespan),
-                if s.costs == "estimated" && engine == Engine::Quadrant {
-                    "node equivalents"
+                if s.costs == "estimated" {
+                    engine.labels().estimate
                 } else {
                     engine.work()
                 },
@@ -249,7 +237,7 @@ pub fn run(a: &PlanOptions) -> Outcome {
         };
         writeln!(out, "{}", serde_json::to_string(&p)?)?;
     } else {
-        writeln!(out, "# n = {}, plan {} (version {}, {} engine), {} units; queens are (row,col), cost in estimated {}", a.n, plan.id_hex(), plan.version(), engine.name(), plan.len(), if engine == Engine::Quadrant { "node equivalents" } else { "nodes" })?;
+        writeln!(out, "# n = {}, plan {} (version {}, {} engine), {} units; queens are (row,col), cost in estimated {}", a.n, plan.id_hex(), plan.version(), engine.name(), plan.len(), engine.labels().estimate)?;
         writeln!(
             out,
             "{:>7}  {:<8}  {:<32} {:>6}  {:>4}  {:>14}",

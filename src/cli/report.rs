@@ -222,17 +222,13 @@ impl CountReport {
                 grouped(self.counts.orbits2)
             )
         };
-        let quadrant = self.engine == Engine::Quadrant;
-        let engine = if quadrant {
-            let table = if self.table_bytes > 0 {
-                format!("table {}", bytes(self.table_bytes))
-            } else {
-                "no table: quadrants searched".to_string()
-            };
-            format!("quadrant (joins quarter-board placements; {table})")
-        } else {
-            "backtrack (border constellations)".to_string()
+        let labels = self.engine.labels();
+        let table = match labels.no_table {
+            Some(_) if self.table_bytes > 0 => format!("; table {}", bytes(self.table_bytes)),
+            Some(none) => format!("; {none}"),
+            None => String::new(),
         };
+        let engine = format!("{} ({}{table})", self.engine.name(), labels.method);
         let mut rows = vec![
             ("n", self.counts.n.to_string()),
             ("total", grouped(self.counts.total)),
@@ -240,13 +236,10 @@ impl CountReport {
             ("orbits", orbits),
             ("engine", engine),
         ];
-        if quadrant {
+        if let Some(work) = labels.work_apart {
             rows.push((
-                "pairs",
-                format!(
-                    "{} half-board pattern pairs tested",
-                    grouped(self.counts.pairs_tested)
-                ),
+                self.engine.work(),
+                format!("{} {work}", grouped(self.counts.pairs_tested)),
             ));
             rows.push((
                 "nodes",
@@ -256,11 +249,14 @@ impl CountReport {
             rows.push(("nodes", grouped(self.counts.nodes)));
         }
         rows.push(("time", duration(self.seconds)));
-        rows.push(if quadrant {
-            ("speed", format!("{}pairs/s", si(self.pairs_per_second)))
-        } else {
-            ("speed", format!("{}nodes/s", si(self.nodes_per_second)))
-        });
+        let per_second = match labels.work_apart {
+            Some(_) => self.pairs_per_second,
+            None => self.nodes_per_second,
+        };
+        rows.push((
+            "speed",
+            format!("{}{}/s", si(per_second), self.engine.work()),
+        ));
         rows.extend([
             ("threads", self.threads.to_string()),
             (
@@ -382,22 +378,22 @@ mod tests {
     #[test]
     fn estimates_are_finite_and_small_for_small_boards() {
         for n in 1..=16 {
-            let secs = estimate_seconds(n, 1, Engine::Backtrack);
+            let secs = estimate_seconds(n, 1, Engine::named("backtrack").unwrap());
             assert!(secs.is_finite() && secs <= 0.7, "n = {n}: {secs}");
         }
-        assert!(estimate_seconds(64, 1, Engine::Backtrack).is_finite());
+        assert!(estimate_seconds(64, 1, Engine::named("backtrack").unwrap()).is_finite());
     }
 
     #[test]
     fn quadrant_warnings_grow_with_n_and_match_the_estimates() {
         // n = 22 on 2 threads: 53 min, as `estimate 22 -t 1` measured 6,361 s of CPU on the
         // calibration core (src/engine/cost.rs); 2.8 h before the 2026-12-03 refit.
-        let h = estimate_seconds(22, 2, Engine::Quadrant) / 3600.0;
+        let h = estimate_seconds(22, 2, Engine::named("quadrant").unwrap()) / 3600.0;
         assert!((0.75..1.0).contains(&h), "{h}");
         for n in 16..28 {
             assert!(
-                estimate_seconds(n + 1, 1, Engine::Quadrant)
-                    > estimate_seconds(n, 1, Engine::Quadrant)
+                estimate_seconds(n + 1, 1, Engine::named("quadrant").unwrap())
+                    > estimate_seconds(n, 1, Engine::named("quadrant").unwrap())
             );
         }
     }

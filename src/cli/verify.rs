@@ -17,7 +17,6 @@ use super::report::{timed_count, KnownCheck};
 use super::session;
 use crate::reference;
 use crate::runner::recount::{self, Compared};
-use crate::UnitKind;
 
 /// Largest n checked against the reference solver (10! = 3.6 million permutations).
 pub const REFERENCE_MAX: u32 = 10;
@@ -162,9 +161,9 @@ struct UnitsReport {
 }
 
 fn unit_check(c: &Compared) -> UnitCheck {
-    let (frame, prefix, sets) = match c.unit.kind {
-        UnitKind::Quadrant { frame, prefix } => (Some(frame), Some(prefix), Some(c.plain.sets)),
-        _ => (None, None, None),
+    let (frame, prefix, sets) = match c.unit.kind.frame_and_prefix() {
+        Some((frame, prefix)) => (Some(frame), Some(prefix), Some(c.plain.sets)),
+        None => (None, None, None),
     };
     UnitCheck {
         id: c.unit.id,

@@ -2,141 +2,179 @@
 //! pool, MPI ranks, `merge --recheck`) calls this module and nothing below it, so runners never
 //! know which engine or kernel computed a unit.
 //!
+//! A count holds one [`Prepared`]: what its units share, built once and dropped with the
+//! count (the quadrant engine's context, with its table: 550 MB at n = 22, 5 GB at n = 24).
+//! Nothing is kept between counts, so a range of counts builds one context per n and a
+//! library call leaves nothing resident after it returns.
+//!
 //! A batch of units is split by kind: the border units together go to the interleaved lanes
-//! kernel (`lanes.rs`), which keeps its lanes busy across units; the small symmetric searches
-//! (`symmetric.rs`) run one by one. A new engine plugs in with its unit kinds in
-//! [`UnitKind`] and one arm in [`run_batch_with`].
+//! kernel (`backtrack::lanes`), which keeps its lanes busy across units; the quadrant units
+//! run set by set on the shared context; the small symmetric searches (`symmetric.rs`) run
+//! one by one. A new engine plugs in with its unit kinds in [`UnitKind`] and one arm in
+//! [`Prepared::run_batch`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
-use super::border::{Border, InnerBoard};
-use super::lanes::{count_tasks, Task};
+use super::backtrack::BorderBatch;
 use super::plan::{Unit, UnitKind, UnitResult};
 use super::quadrant;
 use super::symmetric::{count_fixed180, count_fixed90};
-use super::{Config, Isa};
+use super::Config;
 
-/// Runs a batch of units of the plan for `n` under the caller's `config` (the quadrant
-/// table's limit, the instruction set), returning one result per unit in order, or `None` if
-/// `stop` was raised before the batch finished (nothing of it is then reported).
+/// What the units of one board size share, prepared once for a whole count and dropped
+/// with it: the quadrant engine's frames and table (built when the first batch with
+/// quadrant units runs, by the first thread to need it, while the others wait; never for a
+/// batch without such units). Safe to share between threads.
+///
+/// Running many units yourself (on threads, or one at a time), prepare once and run
+/// them all through it; [`Unit::run`] prepares for its one unit and throws it away.
+///
+/// ```
+/// use nqueens::{Engine, Prepared, Tally, UnitPlan};
+/// let plan = UnitPlan::with_engine(16, Engine::auto(16));
+/// let prepared = Prepared::new(16); // the quadrant table of n = 16, once
+/// let mut tally = Tally::default();
+/// for u in plan.units() {
+///     tally.add(&u.kind, &prepared.run(u));
+/// }
+/// assert_eq!(tally.finish(&plan)?.total, 14_772_512);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Prepared {
+    n: u32,
+    config: Config,
+    /// The quadrant context, once a batch has needed it.
+    quadrant: OnceLock<quadrant::Context>,
+    /// Held while the quadrant context is built, so that it is built once.
+    building: Mutex<()>,
+}
+
+impl Prepared {
+    /// Prepares to run units of board size `n` with the default configuration (a quadrant
+    /// table of at most 1 GiB, the best instruction set this CPU runs). Nothing is built
+    /// until a unit needs it.
+    pub fn new(n: u32) -> Prepared {
+        Prepared::with_config(n, &Config::default())
+    }
+
+    /// [`Prepared::new`] under the caller's `config`.
+    pub(crate) fn with_config(n: u32, config: &Config) -> Prepared {
+        Prepared {
+            n,
+            config: *config,
+            quadrant: OnceLock::new(),
+            building: Mutex::new(()),
+        }
+    }
+
+    /// Runs one unit of the board size this was prepared for, to the end.
+    ///
+    /// # Panics
+    /// If the unit is a quadrant unit and n is outside the quadrant engine's range (no
+    /// quadrant plan has such a unit).
+    pub fn run(&self, unit: &Unit) -> UnitResult {
+        self.run_unit(unit, &super::NEVER).expect("never stopped")
+    }
+
+    /// The configuration the units run under.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The quadrant context, built now if no batch has built it yet; None if `stop` was
+    /// raised while it was being built (another batch may build it later).
+    pub(crate) fn context(&self, stop: &AtomicBool) -> Option<&quadrant::Context> {
+        if let Some(c) = self.quadrant.get() {
+            return Some(c);
+        }
+        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = self.quadrant.get() {
+            return Some(c); // built by the thread this one waited for
+        }
+        let c = quadrant::Context::build_until(self.n, &self.config, stop)?;
+        Some(self.quadrant.get_or_init(|| c))
+    }
+
+    /// Builds what `units` share before any of them runs (the quadrant context, with its
+    /// table, for units with quadrant units among them), so that a caller timing units one
+    /// by one does not charge the first with it; None if `stop` was raised first.
+    pub(crate) fn prepare(&self, units: &[Unit], stop: &AtomicBool) -> Option<()> {
+        if units
+            .iter()
+            .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
+        {
+            self.context(stop)?;
+        }
+        Some(())
+    }
+
+    /// Runs a batch of units, returning one result per unit in order, or `None` if `stop`
+    /// was raised before the batch finished (nothing of it is then reported).
+    pub(crate) fn run_batch(&self, units: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let n = self.n as usize;
+        let mut border_results = BorderBatch::of(n, units)
+            .run(self.config.isa, stop)?
+            .into_iter();
+        let quadrant = match units
+            .iter()
+            .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
+        {
+            true => Some(self.context(stop)?),
+            false => None,
+        };
+        let mut scratch = quadrant::Scratch::new(self.config.isa);
+        let solo = |(solutions, nodes): (u64, u64)| {
+            (!stop.load(Ordering::Relaxed)).then_some(UnitResult { solutions, nodes })
+        };
+        units
+            .iter()
+            .map(|u| match u.kind {
+                UnitKind::Border { .. } => border_results.next(),
+                UnitKind::Fixed180 { col } => solo(count_fixed180(n, col as usize)),
+                UnitKind::Fixed90 => solo(count_fixed90(n)),
+                UnitKind::Quadrant { frame, prefix } => {
+                    let ctx = quadrant.expect("built for a batch with quadrant units");
+                    let r = ctx.run_unit(frame, prefix, &mut scratch, stop)?;
+                    solo((r.solutions, r.tested))
+                }
+            })
+            .collect()
+    }
+
+    /// Runs one unit, giving up (None) soon after `stop` becomes true.
+    pub(crate) fn run_unit(&self, unit: &Unit, stop: &AtomicBool) -> Option<UnitResult> {
+        self.run_batch(std::slice::from_ref(unit), stop)
+            .map(|r| r[0])
+    }
+}
+
+/// Runs a batch of units of the plan for `n` under the caller's `config`, preparing for
+/// this batch alone (see [`Prepared`]): one result per unit in order, or `None` if `stop`
+/// was raised before the batch finished (the tests').
+#[cfg(test)]
 pub fn run_batch_with(
     n: usize,
     units: &[Unit],
     config: &Config,
     stop: &AtomicBool,
 ) -> Option<Vec<UnitResult>> {
-    if stop.load(Ordering::Relaxed) {
-        return None;
-    }
-    let mut borders = BorderBatch::default();
-    for u in units {
-        if let UnitKind::Border { border, first, .. } = u.kind {
-            borders.push(n, border, first);
-        }
-    }
-    let mut border_results = borders.run(config.isa, stop)?.into_iter();
-    let quadrant = match units
-        .iter()
-        .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
-    {
-        true => Some(quadrant::context_until(n as u32, config, stop)?),
-        false => None,
-    };
-    let mut scratch = quadrant::Scratch::new(config.isa);
-    let solo = |(solutions, nodes): (u64, u64)| {
-        (!stop.load(Ordering::Relaxed)).then_some(UnitResult { solutions, nodes })
-    };
-    units
-        .iter()
-        .map(|u| match u.kind {
-            UnitKind::Border { .. } => border_results.next(),
-            UnitKind::Fixed180 { col } => solo(count_fixed180(n, col as usize)),
-            UnitKind::Fixed90 => solo(count_fixed90(n)),
-            UnitKind::Quadrant { frame, prefix } => {
-                let ctx = quadrant
-                    .as_ref()
-                    .expect("built for a batch with quadrant units");
-                let r = ctx.run_unit(frame, prefix, &mut scratch, stop)?;
-                solo((r.solutions, r.tested))
-            }
-        })
-        .collect()
-}
-
-/// Builds what `units` share before any of them runs (the quadrant context, with its
-/// table, for a batch with quadrant units), so that a caller timing units one by one does
-/// not charge the first with it; None if `stop` was raised first.
-pub fn prepare_with(n: usize, units: &[Unit], config: &Config, stop: &AtomicBool) -> Option<()> {
-    if units
-        .iter()
-        .any(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
-    {
-        quadrant::context_until(n as u32, config, stop)?;
-    }
-    Some(())
-}
-
-/// Runs one unit, giving up (None) soon after `stop` becomes true.
-pub fn run_until(n: usize, unit: &Unit, stop: &AtomicBool) -> Option<UnitResult> {
-    run_until_with(n, unit, &Config::default(), stop)
-}
-
-/// [`run_until`] under the caller's `config`.
-pub fn run_until_with(
-    n: usize,
-    unit: &Unit,
-    config: &Config,
-    stop: &AtomicBool,
-) -> Option<UnitResult> {
-    run_batch_with(n, std::slice::from_ref(unit), config, stop).map(|r| r[0])
+    Prepared::with_config(n as u32, config).run_batch(units, stop)
 }
 
 impl Unit {
     /// Runs the unit's search to the end. Pure computation; safe to call from any thread.
+    ///
+    /// Each call prepares what the unit's engine needs and drops it (for a quadrant unit
+    /// the quadrant table of n: 0.1 s at n = 20, 1 s at n = 22): to run many units, prepare
+    /// once with [`Prepared`].
     pub fn run(&self, n: usize) -> UnitResult {
-        run_until(n, self, &AtomicBool::new(false)).expect("never stopped")
+        Prepared::new(n as u32).run(self)
     }
-}
-
-/// The border units of a batch, as work for the lanes kernel. Consecutive units of one
-/// border share its board: it is built once.
-#[derive(Default)]
-struct BorderBatch {
-    boards: Vec<(Border, InnerBoard)>,
-    /// Per unit: its board (index into `boards`) and its first-row column mask.
-    firsts: Vec<(usize, u64)>,
-}
-
-impl BorderBatch {
-    fn push(&mut self, n: usize, border: Border, first: Option<u8>) {
-        if self.boards.last().is_none_or(|(b, _)| *b != border) {
-            self.boards.push((border, border.search_board(n)));
-        }
-        // One column, or every column when there is no row to search (n = 1).
-        let mask = first.map_or(u64::MAX, |c| 1 << c);
-        self.firsts.push((self.boards.len() - 1, mask));
-    }
-
-    fn run(&self, isa: Isa, stop: &AtomicBool) -> Option<Vec<UnitResult>> {
-        let tasks: Vec<Task> = self
-            .firsts
-            .iter()
-            .map(|&(b, first)| (&self.boards[b].1, first))
-            .collect();
-        let found = count_tasks(&tasks, isa, stop)?;
-        Some(
-            found
-                .into_iter()
-                .map(|(solutions, nodes)| UnitResult { solutions, nodes })
-                .collect(),
-        )
-    }
-}
-
-/// [`run_batch_with`] with the default configuration.
-#[cfg(test)]
-pub fn run_batch(n: usize, units: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
-    run_batch_with(n, units, &Config::default(), stop)
 }
 
 #[cfg(test)]
@@ -148,7 +186,7 @@ mod tests {
     fn a_batch_equals_its_units_run_alone() {
         let plan = UnitPlan::new(9);
         let never = AtomicBool::new(false);
-        let batch = run_batch(9, plan.units(), &never).unwrap();
+        let batch = run_batch_with(9, plan.units(), &Config::default(), &never).unwrap();
         for (u, r) in plan.units().iter().zip(&batch) {
             assert_eq!(u.run(9), *r, "{u:?}");
         }
@@ -157,6 +195,32 @@ mod tests {
     #[test]
     fn raised_stop_runs_nothing() {
         let plan = UnitPlan::new(8);
-        assert_eq!(run_batch(8, plan.units(), &AtomicBool::new(true)), None);
+        let stopped = AtomicBool::new(true);
+        assert_eq!(
+            run_batch_with(8, plan.units(), &Config::default(), &stopped),
+            None
+        );
+    }
+
+    #[test]
+    fn one_prepared_context_serves_every_batch_of_a_count() {
+        // The quadrant context is built by the first batch that needs it and kept for the
+        // rest; a raised stop while building leaves it unbuilt for a later batch.
+        let plan = UnitPlan::with_engine(12, crate::Engine::auto(12));
+        let prepared = Prepared::new(12);
+        let stopped = AtomicBool::new(true);
+        assert_eq!(prepared.prepare(plan.units(), &stopped), None);
+        assert!(prepared.quadrant.get().is_none());
+        let never = AtomicBool::new(false);
+        let (a, b) = plan.units().split_at(plan.len() / 2);
+        let first = prepared.run_batch(a, &never).unwrap();
+        let built: *const quadrant::Context = prepared.quadrant.get().unwrap();
+        let second = prepared.run_batch(b, &never).unwrap();
+        assert!(std::ptr::eq(built, prepared.quadrant.get().unwrap()));
+        let mut tally = crate::Tally::default();
+        for (u, r) in plan.units().iter().zip(first.iter().chain(&second)) {
+            tally.add(&u.kind, r);
+        }
+        assert_eq!(tally.finish(&plan).unwrap().total, 14_200);
     }
 }

@@ -34,110 +34,15 @@
 //! weighted; its F180 and F90 units are the same searches as above. A plan knows its
 //! [`Engine`]; runners, files and reports see only units.
 
-use super::border::border_units;
-pub use super::border::Border;
+pub use super::backtrack::border::Border;
 use super::digest::{fnv1a64_more, FNV_OFFSET};
+pub use super::engines::Engine;
 use super::symmetry::Transform;
+use super::{backtrack, quadrant};
 
-use super::quadrant;
 use super::Error;
 use super::NEVER;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Version of the backtracking engine's splitting rule. Bump it whenever units, their order
-/// or their weights change: checkpoints and shards record it (through the plan id) and
-/// refuse to mix plans.
-pub(crate) const PLAN_VERSION: u32 = 2;
-/// Version of the quadrant engine's splitting rule. 4: units of n >= 26 fix more rows
-/// (minutes each, see `quadrant::units::prefix_rows`) and shards are balanced by an
-/// estimate that reads no table (version 3's depended on the machine's memory).
-pub(crate) const QUADRANT_PLAN_VERSION: u32 = 4;
-
-/// A counting engine: how the total is computed. (F180 and F90 are backtracking searches
-/// in both.)
-///
-/// ```
-/// use nqueens::{Counter, Engine};
-/// assert_eq!(Engine::auto(8), Engine::Backtrack);
-/// assert_eq!(Engine::auto(20), Engine::Quadrant);
-/// assert!(!Engine::Quadrant.supports(40)); // 4..=32
-/// let c = Counter::new(13)?.engine(Engine::Quadrant).threads(2).count()?;
-/// assert_eq!(c.total, 73_712);
-/// # Ok::<(), nqueens::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// Bit-board backtracking over border constellations (`lanes`, `kernel`).
-    Backtrack,
-    /// Joins of quarter-board placements (`quadrant`).
-    Quadrant,
-}
-
-/// Smallest n where `auto` picks the quadrant engine: below it both take milliseconds, and
-/// backtracking, with no table to build, is as fast (measured at n = 12: 2 ms each).
-pub const AUTO_QUADRANT_FROM: u32 = 12;
-
-impl Engine {
-    /// The faster engine for n: quadrant from n = 12 (`AUTO_QUADRANT_FROM`) to its largest
-    /// n (32), backtracking elsewhere.
-    pub fn auto(n: u32) -> Engine {
-        if (AUTO_QUADRANT_FROM..=quadrant::MAX_N).contains(&n) {
-            Engine::Quadrant
-        } else {
-            Engine::Backtrack
-        }
-    }
-
-    /// Whether the engine can count board size n.
-    pub fn supports(self, n: u32) -> bool {
-        let (min, max) = self.range();
-        (min..=max).contains(&n)
-    }
-
-    /// The smallest and largest n the engine counts.
-    pub fn range(self) -> (u32, u32) {
-        match self {
-            Engine::Backtrack => (1, super::MAX_N),
-            Engine::Quadrant => (quadrant::MIN_N, quadrant::MAX_N),
-        }
-    }
-
-    /// Lower-case name, as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Backtrack => "backtrack",
-            Engine::Quadrant => "quadrant",
-        }
-    }
-
-    /// What the `nodes` figure of this engine's unit results counts, as reports name it:
-    /// "nodes" (queens placed by the backtracking search) or "pairs" (half-board pattern
-    /// pairs the quadrant join tested). A quadrant plan's few F180/F90 units still count
-    /// nodes, under 0.1% of its work from n = 16, so a sum over its units is "pairs" too
-    /// (the count report gives the two apart).
-    pub fn work(self) -> &'static str {
-        match self {
-            Engine::Backtrack => "nodes",
-            Engine::Quadrant => "pairs",
-        }
-    }
-
-    /// The plan version of this engine's splitting rule.
-    pub fn plan_version(self) -> u32 {
-        match self {
-            Engine::Backtrack => PLAN_VERSION,
-            Engine::Quadrant => QUADRANT_PLAN_VERSION,
-        }
-    }
-
-    /// The engine whose plans have this version.
-    pub fn from_plan_version(version: u32) -> Option<Engine> {
-        [Engine::Backtrack, Engine::Quadrant]
-            .into_iter()
-            .find(|e| e.plan_version() == version)
-    }
-}
+use std::sync::atomic::AtomicBool;
 
 /// What a unit computes.
 ///
@@ -153,6 +58,7 @@ impl Engine {
 /// assert!(plan.units().iter().all(|u| quadrant(&u.kind) || symmetric(&u.kind)));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum UnitKind {
     /// The completions of one canonical border constellation whose first searched row has
     /// its queen in column `first`, counted `weight` times (2, 4 or 8: the size of the
@@ -227,6 +133,25 @@ impl UnitKind {
         }
     }
 
+    /// Whether the unit's work figure is the same on every machine, so that a recount
+    /// (`merge --recheck`) may compare it. A quadrant unit's (pattern pairs tested) is not:
+    /// it depends on the order of its pattern lists, which differs between a machine that
+    /// built the quadrant table and one that searched the quadrants (from n = 18: 39 of 60
+    /// units of one shard of n = 18 differ, none in solutions). Backtracking and F180/F90
+    /// units count nodes the same way everywhere.
+    pub(crate) fn work_is_portable(&self) -> bool {
+        !matches!(self, UnitKind::Quadrant { .. })
+    }
+
+    /// A quadrant unit's frame and prefix (what `verify --json` lists of it); None for the
+    /// other kinds.
+    pub(crate) fn frame_and_prefix(&self) -> Option<(u16, u32)> {
+        match *self {
+            UnitKind::Quadrant { frame, prefix } => Some((frame, prefix)),
+            _ => None,
+        }
+    }
+
     /// The sum the unit's solutions feed.
     pub fn feeds(&self) -> Sum {
         match self {
@@ -287,6 +212,21 @@ impl Unit {
                 cells
             }
             _ => Vec::new(),
+        }
+    }
+}
+
+impl Unit {
+    /// The queens a `plan` listing shows for this unit: [`Unit::preplaced`], and the F180
+    /// unit's row-0 queen (fixed by the unit, though its search places it itself).
+    pub(crate) fn listed_queens(&self, n: usize) -> Vec<(u8, u8)> {
+        match self.kind {
+            UnitKind::Fixed180 { col } => vec![(0, col)],
+            _ => self
+                .preplaced(n)
+                .into_iter()
+                .map(|(r, c)| (r as u8, c as u8))
+                .collect(),
         }
     }
 }
@@ -394,35 +334,11 @@ impl UnitPlan {
             units.push(Unit { id, kind });
             Ok(())
         };
-        let stopped = || stop.load(Ordering::Relaxed);
+        // The engine's own units (each engine's module builds them), then the symmetric
+        // searches every plan shares.
         match engine {
-            Engine::Backtrack => {
-                border_units(n as usize, stopped, &mut |(border, first, weight)| {
-                    push(UnitKind::Border {
-                        border,
-                        first,
-                        weight,
-                    })
-                })?
-            }
-            Engine::Quadrant => {
-                for (i, f) in quadrant::Frame::all(n).iter().enumerate() {
-                    if stopped() {
-                        return Err(Error::Stopped);
-                    }
-                    let prefixes = f.unit_prefixes_until(n, stop).ok_or(Error::Stopped)?;
-                    for prefix in prefixes {
-                        push(UnitKind::Quadrant {
-                            frame: i as u16,
-                            prefix,
-                        })?;
-                    }
-                    // A lazy list of prefixes ends early on a stop (see unit_prefixes_until).
-                    if stopped() {
-                        return Err(Error::Stopped);
-                    }
-                }
-            }
+            Engine::Backtrack => backtrack::plan_units(n, stop, &mut push)?,
+            Engine::Quadrant => quadrant::plan_units(n, stop, &mut push)?,
         }
         for col in 0..n {
             push(UnitKind::Fixed180 { col: col as u8 })?;

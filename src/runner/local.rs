@@ -1,16 +1,18 @@
 //! The local runner: units of a plan on a rayon pool of `threads` threads.
 //!
 //! Units are handed out in batches of up to 256 (`batch_size`: enough batches for work
-//! stealing, at most about half a second of work each), one batch at a time
-//! (`with_max_len(1)`), so scheduling costs nothing measurable and work stealing keeps every
-//! thread busy until the last batch, whatever the spread of unit costs.
+//! stealing, at most about half a second of work each by the engine's unit-time model), one
+//! batch at a time (`with_max_len(1)`), so scheduling costs nothing measurable and work
+//! stealing keeps every thread busy until the last batch, whatever the spread of unit
+//! costs. Every batch runs on the count's one [`Prepared`] (what its units share, the
+//! quadrant table among it), which the caller owns.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
 use crate::engine::counts::{Counts, Tally};
-use crate::engine::exec::run_batch_with;
+use crate::engine::exec::Prepared;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
 use crate::engine::Config;
 use crate::Error;
@@ -165,10 +167,12 @@ pub fn run_units<F>(
 where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
-    run_units_with(plan, units, threads, &Config::default(), stop, on_done)
+    let prepared = Prepared::new(plan.n());
+    run_units_with(plan, units, threads, &prepared, stop, on_done)
 }
 
-/// [`run_units`] under the caller's engine `config` (the quadrant table's limit).
+/// [`run_units`] on the count's `prepared` units (its engine configuration and, once built,
+/// the quadrant context: the caller builds it once per count and drops it with the count).
 ///
 /// # Errors
 /// As [`pool`].
@@ -176,16 +180,15 @@ pub fn run_units_with<F>(
     plan: &UnitPlan,
     units: &[Unit],
     threads: usize,
-    config: &Config,
+    prepared: &Prepared,
     stop: &AtomicBool,
     on_done: F,
 ) -> Result<RunSummary, Error>
 where
     F: Fn(&Unit, &UnitResult) + Sync,
 {
-    let n = plan.n() as usize;
     let pool = pool(threads)?;
-    let batch = batch_size(plan.n(), units.len(), threads);
+    let batch = batch_size(plan.engine().unit_seconds(plan.n()), units.len(), threads);
     let summary = pool.install(|| {
         units
             .par_chunks(batch)
@@ -196,7 +199,7 @@ where
                     s.interrupted = true;
                     return s;
                 }
-                match run_batch_with(n, chunk, config, stop) {
+                match prepared.run_batch(chunk, stop) {
                     Some(results) => {
                         for (u, r) in chunk.iter().zip(&results) {
                             on_done(u, r);
@@ -218,20 +221,20 @@ where
     Ok(summary)
 }
 
-/// Units per batch handed to the interleaved kernel (see engine::lanes).
+/// Units per batch, for units of about `unit_secs` seconds each (the engine's model,
+/// `Engine::unit_seconds`).
 ///
 /// Enough batches for work stealing to balance the threads (>= 16 per thread); at most 256
-/// units, beyond which the lanes gain nothing; and about half a second of work at most,
-/// because a batch is also what a checkpoint records at once and what `kill -9` loses. A
-/// unit takes about 23 µs at n = 16 on one Xeon core and about 6x more per n (the count
-/// grows ~8x per n, the number of units ~1.4x). Small batches stay efficient: the kernel
-/// splits a batch of few units by their next rows to fill its lanes (n = 17 on one thread:
-/// 4.68 s with batches of one unit against 4.38 s with batches of 256).
+/// units, beyond which the backtracking lanes gain nothing; and about half a second of
+/// work at most, because a batch is also what a checkpoint records at once and what
+/// `kill -9` loses. Small batches stay efficient: the lanes kernel splits a batch of few
+/// units by their next rows to fill its lanes (n = 17 on one thread: 4.68 s with batches of
+/// one unit against 4.38 s with batches of 256).
 ///
-/// Worked numbers, 2 threads: n = 16, 27,860 units -> 256 per batch (109 batches); n = 20,
-/// about 30 ms per unit -> 16; n >= 22 -> 1.
-fn batch_size(n: u32, units: usize, threads: usize) -> usize {
-    let unit_secs = 23e-6 * 6f64.powi(n as i32 - 16);
+/// Worked numbers, 2 threads, units of 23 µs at n = 16 growing 6x per n (the model both
+/// engines use today): n = 16, 27,860 units -> 256 per batch (109 batches); n = 20, about
+/// 30 ms per unit -> 16; n >= 22 -> 1.
+fn batch_size(unit_secs: f64, units: usize, threads: usize) -> usize {
     let by_time = (0.5 / unit_secs).clamp(1.0, 256.0) as usize;
     (units / threads.saturating_mul(16)).clamp(1, by_time)
 }
@@ -242,7 +245,8 @@ fn batch_size(n: u32, units: usize, threads: usize) -> usize {
 /// As [`run_units_with`] and [`Tally::finish`].
 pub fn count_plan_with(plan: &UnitPlan, threads: usize, config: &Config) -> Result<Counts, Error> {
     let never = AtomicBool::new(false);
-    run_units_with(plan, plan.units(), threads, config, &never, |_, _| {})?
+    let prepared = Prepared::with_config(plan.n(), config);
+    run_units_with(plan, plan.units(), threads, &prepared, &never, |_, _| {})?
         .tally
         .finish(plan)
 }
@@ -262,11 +266,12 @@ mod tests {
 
     #[test]
     fn batches_shrink_as_units_grow() {
-        assert_eq!(batch_size(16, 27_860, 2), 256);
-        assert_eq!(batch_size(16, 27_860, 64), 27);
-        assert_eq!(batch_size(20, 119_330, 2), 16);
-        assert_eq!(batch_size(27, 748_029, 2), 1);
-        assert_eq!(batch_size(8, 10, 4), 1);
+        let secs = |n| crate::Engine::auto(8).unit_seconds(n);
+        assert_eq!(batch_size(secs(16), 27_860, 2), 256);
+        assert_eq!(batch_size(secs(16), 27_860, 64), 27);
+        assert_eq!(batch_size(secs(20), 119_330, 2), 16);
+        assert_eq!(batch_size(secs(27), 748_029, 2), 1);
+        assert_eq!(batch_size(secs(8), 10, 4), 1);
     }
 
     #[test]

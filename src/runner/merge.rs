@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::schedule::Split;
 use super::shard::{ShardFile, UnitEntry};
 use crate::engine::counts::Tally;
-use crate::engine::plan::{Engine, Unit, UnitKind, UnitPlan, UnitResult};
+use crate::engine::plan::{Engine, Unit, UnitPlan, UnitResult};
 use crate::engine::rng::SplitMix64;
 use crate::Error;
 
@@ -47,10 +47,9 @@ impl Campaign {
             .filter(|e| e.supports(n))
             .ok_or_else(|| {
                 format!(
-                    "shard {name} uses unit plan version {}, which this program does not know (it knows {} and {})",
+                    "shard {name} uses unit plan version {}, which this program does not know (it knows {})",
                     f.plan_version,
-                    Engine::Backtrack.plan_version(),
-                    Engine::Quadrant.plan_version()
+                    known_versions()
                 )
             })?;
         Ok(Campaign {
@@ -623,7 +622,8 @@ pub fn recheck(
     let units = sampled(plan, sample);
     let found = std::sync::Mutex::new(vec![None; plan.len()]);
     let never = std::sync::atomic::AtomicBool::new(false);
-    super::local::run_units_with(plan, &units, threads, config, &never, |u, r| {
+    let prepared = crate::engine::exec::Prepared::with_config(plan.n(), config);
+    super::local::run_units_with(plan, &units, threads, &prepared, &never, |u, r| {
         found.lock().unwrap_or_else(|p| p.into_inner())[u.id as usize] = Some(*r);
     })
     .map_err(RecheckError::Failed)?;
@@ -631,12 +631,9 @@ pub fn recheck(
     for &(i, id) in sample {
         let (name, claimed) = claimed(files, i, id);
         let real = found[id as usize].expect("every sampled unit ran");
-        // A quadrant unit's work figure (pattern pairs tested) depends on the order of its
-        // pattern lists, which differs between a machine that built the quadrant table and
-        // one that searched the quadrants (from n = 18: 39 of 60 units of one shard of
-        // n = 18 differ, none in solutions): only its solutions are compared. Backtracking
-        // and F180/F90 units count nodes the same way everywhere: both are compared.
-        let work_is_portable = !matches!(plan.units()[id as usize].kind, UnitKind::Quadrant { .. });
+        // A unit whose work figure depends on the machine (a quadrant unit's pairs tested:
+        // see `work_is_portable` on the unit's kind) is compared on its solutions only.
+        let work_is_portable = plan.units()[id as usize].kind.work_is_portable();
         if real.solutions != claimed.solutions || (work_is_portable && real.nodes != claimed.nodes)
         {
             return Err(RecheckError::Differs(format!(
@@ -646,6 +643,18 @@ pub fn recheck(
         }
     }
     Ok(sample.len())
+}
+
+/// The plan versions this program knows, as an error message lists them: "2 and 4".
+fn known_versions() -> String {
+    let v: Vec<String> = Engine::all()
+        .iter()
+        .map(|e| e.plan_version().to_string())
+        .collect();
+    match v.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => v.join(""),
+    }
 }
 
 #[cfg(test)]

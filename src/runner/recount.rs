@@ -13,7 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::local::pool;
-use crate::engine::exec::{prepare_with, run_until_with};
+use crate::engine::exec::Prepared;
 use crate::engine::plan::{Sum, Unit, UnitPlan, UnitResult};
 use crate::engine::recount::{recount, Recount};
 use crate::engine::rng::SplitMix64;
@@ -126,15 +126,17 @@ pub fn compare(
 ) -> Result<Option<Vec<Compared>>, Error> {
     let n = plan.n();
     let pool = pool(threads)?;
+    // What the units share, for this comparison only (dropped when it returns).
+    let prepared = Prepared::with_config(n, config);
     Ok(pool.install(|| {
         // The engine's shared context (the quadrant table) is built before any unit is
         // timed: it is the whole plan's cost, not a unit's.
-        prepare_with(n as usize, units, config, stop)?;
+        prepared.prepare(units, stop)?;
         units
             .par_iter()
             .with_max_len(1)
             .map(|u| {
-                let (engine, engine_time) = timed(|| run_until_with(n as usize, u, config, stop));
+                let (engine, engine_time) = timed(|| prepared.run_unit(u, stop));
                 let (plain, plain_time) = timed(|| recount(n, u, stop));
                 let c = Compared {
                     unit: *u,
@@ -177,12 +179,16 @@ pub fn recount_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::plan::Engine;
     use crate::engine::NEVER;
+    use crate::Engine;
+
+    fn quadrant() -> Engine {
+        Engine::named("quadrant").expect("an engine")
+    }
 
     #[test]
     fn a_draw_is_repeatable_distinct_and_within_the_cheapest() {
-        let plan = UnitPlan::with_engine(14, Engine::Quadrant);
+        let plan = UnitPlan::with_engine(14, quadrant());
         let a = draw(&plan, 20, 7, None, &NEVER).unwrap();
         assert_eq!(a, draw(&plan, 20, 7, None, &NEVER).unwrap());
         assert_ne!(a, draw(&plan, 20, 8, None, &NEVER).unwrap());
@@ -220,7 +226,7 @@ mod tests {
 
     #[test]
     fn both_ways_agree_on_drawn_units() {
-        let plan = UnitPlan::with_engine(15, Engine::Quadrant);
+        let plan = UnitPlan::with_engine(15, quadrant());
         let units = draw(&plan, 6, 3, None, &NEVER).unwrap();
         let got = compare(&plan, &units, 2, &Config::default(), &NEVER, |_| {})
             .unwrap()

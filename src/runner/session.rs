@@ -18,6 +18,7 @@ use super::checkpoint::Checkpoint;
 use super::record::FileError;
 use super::schedule::{self, ShardSpec};
 use crate::engine::counts::{Counts, Tally};
+use crate::engine::exec::Prepared;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
 use crate::engine::Config;
 use crate::Error;
@@ -175,11 +176,14 @@ impl<'a> Session<'a> {
         let (done, todo) = self.partition();
         let resumed = self.work_of(&done);
         let (plan, stop) = (self.plan.clone(), self.stop);
-        let config = self.config;
+        // What the count's units share (the quadrant table), built once for this count
+        // and dropped when it ends.
+        let prepared = Prepared::with_config(plan.n(), &self.config);
         let recorder = self.recorder();
-        let summary = super::local::run_units_with(&plan, &todo, threads, &config, stop, |u, r| {
-            recorder.record(u, r)
-        });
+        let summary =
+            super::local::run_units_with(&plan, &todo, threads, &prepared, stop, |u, r| {
+                recorder.record(u, r)
+            });
         let (results, error) = recorder.into_parts();
         self.results = results;
         let interrupted = summary.map_err(SessionError::Engine)?.interrupted;

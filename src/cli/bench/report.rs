@@ -321,8 +321,9 @@ impl BenchReport {
             "runs      {} timed after 1 warm-up per test; every count checked\n\n",
             self.runs
         ));
-        // The work rate of the engine that ran: queens placed, or pattern pairs tested.
-        let quadrant = self.workload.engine == Engine::Quadrant;
+        // The work rate of the engine that ran: queens placed, or pattern pairs tested
+        // (an engine whose work figure is reported apart from the F180/F90 nodes).
+        let pairs = self.workload.engine.labels().work_apart.is_some();
         s.push_str(&format!(
             "{:>7} {:>3} {:>10} {:>10} {:>10} {:>7} {:>12} {:>14}\n",
             "threads",
@@ -331,7 +332,7 @@ impl BenchReport {
             "min s",
             "max s",
             "spread",
-            if quadrant { "pairs/s" } else { "nodes/s" },
+            format!("{}/s", self.workload.engine.work()),
             "solutions/s"
         ));
         for t in &self.tests {
@@ -343,7 +344,7 @@ impl BenchReport {
                 t.time.min_seconds,
                 t.time.max_seconds,
                 (t.time.spread - 1.0) * 100.0,
-                si(if quadrant {
+                si(if pairs {
                     t.pairs_per_second
                 } else {
                     t.nodes_per_second
@@ -399,6 +400,10 @@ impl BenchReport {
 mod tests {
     use super::*;
 
+    fn quadrant() -> Engine {
+        Engine::named("quadrant").expect("an engine")
+    }
+
     fn test(n: u32, threads: usize, runs: Vec<f64>) -> TestResult {
         let k = crate::known::lookup(n).unwrap();
         TestResult {
@@ -436,7 +441,7 @@ mod tests {
             test(15, 2, vec![1.5, 1.5, 1.5]),
         ];
         let r = BenchReport::new(
-            WorkloadInfo::new(&super::super::QUICK, Engine::Quadrant),
+            WorkloadInfo::new(&super::super::QUICK, quadrant()),
             machine(2),
             3,
             tests,
@@ -466,7 +471,7 @@ mod tests {
             ..machine(2)
         };
         let r = BenchReport::new(
-            WorkloadInfo::new(&super::super::TINY, Engine::Quadrant),
+            WorkloadInfo::new(&super::super::TINY, quadrant()),
             busy,
             2,
             tests,

@@ -15,8 +15,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::engine::NEVER;
-
 /// Placements per (row set, column set).
 #[derive(Debug)]
 pub struct QuadrantTable {
@@ -66,8 +64,9 @@ impl QuadrantTable {
     ///
     /// # Panics
     /// Above [`MAX_TABLE_H`].
+    #[cfg(test)]
     pub fn build(h: u32) -> QuadrantTable {
-        QuadrantTable::build_until(h, &NEVER).expect("never stopped")
+        QuadrantTable::build_until(h, &crate::engine::NEVER).expect("never stopped")
     }
 
     /// [`QuadrantTable::build`], giving up (None) soon after `stop` becomes true (h = 12

@@ -54,8 +54,9 @@ use std::sync::{mpsc, Mutex};
 
 use mpi::topology::{Rank, SimpleCommunicator};
 
+use crate::engine::exec::Prepared;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
-use crate::engine::{exec, Config};
+use crate::engine::Config;
 use crate::MAX_THREADS;
 use wire::{Msg, Offer};
 
@@ -331,6 +332,10 @@ pub fn work(
             )),
         }
     };
+    // What this rank's units share (the quadrant table), built once by the first unit
+    // that needs it and dropped when the rank's work ends.
+    let prepared = Prepared::with_config(plan.n(), config);
+    let prepared = &prepared;
     let (to_do, ids) = mpsc::channel::<u64>();
     let ids = Mutex::new(ids);
     let (finished, results) = mpsc::channel::<Msg>();
@@ -342,7 +347,7 @@ pub fn work(
                 let next = ids.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok(id) = next else { return };
                 let unit = plan.units()[id as usize]; // checked by `ask`
-                let msg = match exec::run_until_with(plan.n() as usize, &unit, config, stop) {
+                let msg = match prepared.run_unit(&unit, stop) {
                     Some(r) => Msg::Done {
                         id,
                         solutions: r.solutions,

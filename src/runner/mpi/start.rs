@@ -273,7 +273,10 @@ mod tests {
         assert!(check_plan(&other_n, &plan)
             .unwrap_err()
             .contains("not n = 9"));
-        let other_engine = offer_of(&UnitPlan::with_engine(8, Engine::Quadrant));
+        let other_engine = offer_of(&UnitPlan::with_engine(
+            8,
+            Engine::named("quadrant").unwrap(),
+        ));
         assert!(check_plan(&other_engine, &plan).is_err());
         let forged = Offer {
             plan_id: offer.plan_id ^ 1,

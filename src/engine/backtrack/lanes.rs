@@ -43,9 +43,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::board::bits;
 use super::border::InnerBoard;
-use super::isa::{self, Isa};
+use crate::engine::board::bits;
+use crate::engine::isa::{self, Isa};
 
 /// Searches advanced together. Four keeps the chains of a Skylake-class core busy; more
 /// lanes gain nothing measurable and cost cache space.

@@ -1,7 +1,7 @@
 //! Border constellations (the backtracking engine's unit geometry) and the inner board a
 //! constellation leaves to search: which rows are searched, which cells each may use, how far
 //! apart they are. Pure geometry; the searches over it are `kernel.rs` (plain) and `lanes.rs`
-//! (interleaved), run through `exec.rs`.
+//! (interleaved), run through `engine::exec`.
 //!
 //! A unit pre-places the four border queens (row 0, row n-1, column 0, column n-1; see
 //! `plan.rs`). What is left is to place one queen in each remaining row `1..n-1` except the
@@ -16,9 +16,9 @@
 //! mask drops columns 0, 7, 3, 4 (used), 2 and 4 (diagonals of (0,3)), 1 (of (2,0)), and
 //! 3 (of (5,7)): 0b0110_0000 = columns 5 and 6.
 
-use super::board::{columns, row_mask};
-use super::symmetry::Transform;
-use super::Error;
+use crate::engine::board::{columns, row_mask};
+use crate::engine::symmetry::Transform;
+use crate::engine::Error;
 
 /// The precomputed shape of one constellation's inner search.
 #[derive(Clone, Debug)]

@@ -1,0 +1,155 @@
+//! The quadrant engine's models: a unit's cost estimate (no table, no machine: the same
+//! on every machine), and what a whole count takes before it runs (CPU time, lists, whether
+//! the largest table pays). `Engine` and `cost` ask these; nothing here counts.
+
+use super::units::{prefix_rows, Proxy};
+use super::{Frame, LIST_BUDGET};
+
+/// Node equivalents per estimated pair of a quadrant set: near a backtracking node's time at
+/// n = 16 (a node is about 3 ns on a Xeon core; the estimate's seconds per pair measured
+/// 4.4e-12 there), but the join gets cheaper per estimated pair as the lists grow (1.4e-12
+/// at n = 20, 2e-13 at n = 24), so above n = 16 the scale overstates time. Callers use
+/// only ratios within a plan; `nqueens estimate` measures seconds.
+pub const QUADRANT_SCALE: f64 = 1e-3;
+
+/// The frames of n with their estimate's precomputed factors, for estimating many units.
+#[derive(Debug)]
+pub(crate) struct Estimator {
+    n: u32,
+    frames: Vec<(Frame, Proxy)>,
+}
+
+impl Estimator {
+    /// The estimator of n's units (the frames are built once).
+    pub(crate) fn new(n: u32) -> Estimator {
+        let frames = Frame::all(n)
+            .into_iter()
+            .map(|f| {
+                let p = Proxy::new(&f);
+                (f, p)
+            })
+            .collect();
+        Estimator { n, frames }
+    }
+
+    /// Time of a quadrant unit, in node equivalents: its sets' estimates (see
+    /// `Proxy::set`: no table, no machine) times [`QUADRANT_SCALE`].
+    pub(crate) fn unit(&self, frame: u16, prefix: u32) -> f64 {
+        let (f, proxy) = &self.frames[frame as usize];
+        let p = prefix_rows(self.n, f.rows().len() as u32);
+        f.estimate_unit(proxy, p, prefix) * QUADRANT_SCALE
+    }
+}
+
+/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate N -t 1`
+/// measured them on one core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
+/// VPOPCNTDQ) on 2026-12-03 (48 units; 12 from n = 26; n = 28 with each thread's lists
+/// sized from the memory, `Config::list_budget`): the one calibration of the command line's
+/// long-run warning and `plan --stats`; `estimate` measures the machine it runs on. On the
+/// Intel Xeon model 167 of the same day the frontier ran 10-25% faster per core. n = 24 and
+/// 25 are without the 5 GB table a whole count builds (4-17% faster with it). The test
+/// `the_time_model_follows_the_measured_time` (tests/cli_frontier.rs, ignored: it times)
+/// fails when the engine gets 2x faster or slower and this table is not refitted.
+const QUADRANT_CPU_SECONDS: [f64; 13] = [
+    0.135, 1.98, 3.32, 57.5, 152.0, 1_702.0, 6_361.0, 75_220.0, 4.25e5, 4.58e6, 4.83e7, 2.455e8,
+    4.59e9,
+];
+
+/// Rough CPU seconds of a whole quadrant count of n: the measured table above for
+/// n = 16..28; elsewhere the backtracking model's growth from n = 16, taken as 4x faster
+/// (measured 3.2x to 5x at n = 16..20 on an AMD EPYC).
+pub(crate) fn cpu_seconds(n: u32) -> f64 {
+    match QUADRANT_CPU_SECONDS.get((n as usize).wrapping_sub(16)) {
+        Some(&cpu) => cpu,
+        None => crate::engine::backtrack::scaled_from_16(0.7 / 4.0, n),
+    }
+}
+
+/// Bytes of work lists one thread holds at n: the east and west lists of one set E and
+/// their sorted copies, 24 bytes per pattern, at about 51,000 patterns per set at n = 20,
+/// and 2.45x more per n (measured 1,500 at n = 16, 8,400 at n = 18), 2.75x per n above
+/// n = 20 (measured 347,000 at n = 22 and 2.68 million at n = 24); three times the mean for
+/// the largest sets; at most 1 GiB ([`LIST_BUDGET`]), because from n = 26 a set whose lists
+/// would pass it is counted in parts (a sample of one whole n = 28 set on 2 threads once
+/// passed 17 GB).
+pub(crate) fn list_bytes(n: u32) -> u64 {
+    whole_list_bytes(n).min(LIST_BUDGET)
+}
+
+/// [`list_bytes`] without the cut into parts: what one thread's lists take when every set
+/// is joined whole (n = 26: about 2.6 GB; n = 28: about 20 GB).
+pub(crate) fn whole_list_bytes(n: u32) -> u64 {
+    let mean = if n <= 20 {
+        51_000.0 * 2.45f64.powi(n as i32 - 20)
+    } else {
+        51_000.0 * 2.75f64.powi(n as i32 - 20)
+    };
+    (3.0 * 24.0 * mean) as u64
+}
+
+/// Whether building the quadrant table for n pays for itself in a run of about
+/// `cpu_seconds` of counting on `threads` threads (a shard of the plan, say).
+///
+/// Only the h = 12 table (n = 24, 25) can fail to. Building it walks 633 million
+/// placements twice on one core and writes 5 GB: 32.5 and 34.4 s of wall time
+/// (`count 24 --shard 7411/20000 -t 2` with and without `--max-memory 2G`: 53.9 against
+/// 21.4 s, 57.4 against 23.0 s), the other threads idle. It saves about 15% of the
+/// counting at n = 24 (`--shard 1234/4000 -t 2`: 252.8 s of user CPU without it,
+/// 239.4 s with it, about 30 s of which built it). A run of W wall seconds of counting
+/// gains about 0.15 W, so the table pays when 0.15 W exceeds its 33 s of building:
+/// W > 220 s. A whole count of n = 24 (days) builds it; a shard of 1/20,000 (30 s of
+/// counting) does not, and is then 2.5x faster (22 s instead of 55 s wall, measured
+/// above); 1/4,000 (2 minutes) was 11% faster without it. All figures from a 2-core
+/// Intel Xeon model 207. The h <= 11 tables (550 MB and about 3 s at h = 11, for
+/// counts of minutes at least) are always built.
+pub(crate) fn table_pays(n: u32, cpu_seconds: f64, threads: usize) -> bool {
+    const BUILD_SECONDS_H12: f64 = 33.0;
+    const GAIN_H12: f64 = 0.15;
+    if n / 2 != 12 {
+        return true; // a small table, or none (n >= 26)
+    }
+    GAIN_H12 * cpu_seconds / threads.max(1) as f64 > BUILD_SECONDS_H12
+}
+
+/// Rough seconds of one unit of the quadrant plan of n on one core, for the local runner's
+/// batch size. Not fitted to this engine: it is the backtracking engine's unit model
+/// (`backtrack::unit_seconds`), which the batch rule was sized with and which has served
+/// both engines since (it gives batches of 256 units at n = 16 and of one unit from n = 22,
+/// where a quadrant unit takes seconds).
+pub(crate) fn unit_seconds(n: u32) -> f64 {
+    crate::engine::backtrack::unit_seconds(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_five_gigabyte_table_is_built_only_for_runs_it_shortens() {
+        let whole = cpu_seconds(24);
+        assert!(table_pays(24, whole, 2), "a whole count of n = 24");
+        assert!(table_pays(25, cpu_seconds(25), 64));
+        assert!(!table_pays(24, whole / 20_000.0, 2), "a shard of 1/20,000");
+        assert!(
+            !table_pays(24, whole / 4_000.0, 2),
+            "measured 11% slower with it"
+        );
+        assert!(
+            table_pays(24, whole / 500.0, 2),
+            "a shard of 1/500: 15 minutes"
+        );
+        // The same shard on more threads ends sooner, so it gains less from the table.
+        assert!(table_pays(24, 3_000.0, 2) && !table_pays(24, 3_000.0, 64));
+        // Smaller tables are always built.
+        assert!(table_pays(22, 0.1, 64) && table_pays(23, 0.0, 1));
+    }
+
+    #[test]
+    fn list_estimate_matches_the_measured_means() {
+        // 3 x 24 bytes x the mean patterns per set: 1,400 at n = 16, 8,500 at 18.
+        assert_eq!(list_bytes(20), 3_672_000);
+        assert!((90_000..120_000).contains(&list_bytes(16)));
+        // n = 24: 2.68 million patterns measured per set, 3 x 24 bytes each at most.
+        assert!((150 << 20..300 << 20).contains(&list_bytes(24)));
+    }
+}
