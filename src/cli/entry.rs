@@ -15,8 +15,9 @@ use super::options::{
     BenchOptions, CountOptions, EstimateOptions, MergeOptions, PlanOptions, SolutionsOptions,
     SolveOptions, VerifyOptions,
 };
-use super::verify;
-use super::{animate, bench, count, estimate, kernel, merge, plan, session, solutions, solve};
+use super::{
+    animate, bench, count, estimate, kernel, merge, plan, session, solutions, solve, verify,
+};
 use crate::runner::shown;
 
 /// Runs the `nqueens` command with the process's arguments.

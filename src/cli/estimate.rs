@@ -39,7 +39,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::args::EngineChoice;
-use super::error::{usage, Done, Outcome};
+use super::error::{usage, Done, Failure, Outcome};
 use super::format::{bytes, duration, fine_duration};
 use super::options::EstimateOptions;
 use crate::engine::cost;
@@ -280,8 +280,8 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     Ok(Done::Ok)
 }
 
-fn print(r: &Report, json: bool) -> anyhow::Result<()> {
-    let mut out = crate::cli::error::stdout();
+fn print(r: &Report, json: bool) -> Result<(), Failure> {
+    let mut out = super::error::stdout();
     if json {
         writeln!(out, "{}", serde_json::to_string(r)?)?;
         return Ok(());
