@@ -568,3 +568,129 @@ impl PlanOptions {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::{command, Cli, Command};
+    use clap::FromArgMatches;
+
+    /// The parsed subcommand of `nqueens ARGS...`.
+    fn parsed(args: &[&str]) -> Command {
+        let argv = std::iter::once("nqueens").chain(args.iter().copied());
+        let m = command()
+            .try_get_matches_from(argv)
+            .expect("valid arguments");
+        Cli::from_arg_matches(&m).expect("valid arguments").command
+    }
+
+    #[test]
+    fn count_options_refuse_what_does_not_go_together() {
+        let Command::Count(a) = parsed(&["count", "4..6", "--checkpoint", "c"]) else {
+            panic!("count");
+        };
+        let e = CountOptions::from_args(&a).unwrap_err();
+        assert!(
+            matches!(&e, Failure::Usage(why) if why.contains("need a single N")),
+            "{e}"
+        );
+        let Command::Count(a) = parsed(&["count", "0..3"]) else {
+            panic!("count");
+        };
+        assert!(matches!(
+            CountOptions::from_args(&a),
+            Err(Failure::Usage(_))
+        ));
+        let Command::Count(a) = parsed(&["count", "0..3", "--format", "bfile", "-t", "1"]) else {
+            panic!("count");
+        };
+        let o = CountOptions::from_args(&a).unwrap();
+        assert!(
+            matches!(o.mode, CountMode::Bfile { zero: true, ref sizes, .. } if sizes.len() == 3)
+        );
+        assert_eq!(o.threads, 1);
+    }
+
+    #[test]
+    fn verify_options_name_one_mode() {
+        let Command::Verify(a) = parsed(&["verify", "14", "--units", "3", "--seed", "5"]) else {
+            panic!("verify");
+        };
+        let o = VerifyOptions::from_args(&a);
+        assert!(matches!(
+            o.mode,
+            VerifyMode::Units(UnitsCheck {
+                n: 14,
+                units: 3,
+                seed: Some(5),
+                ..
+            })
+        ));
+        let Command::Verify(a) = parsed(&["verify", "--bfile", "b.txt", "--max", "9"]) else {
+            panic!("verify");
+        };
+        assert!(matches!(
+            VerifyOptions::from_args(&a).mode,
+            VerifyMode::Bfile {
+                sequence: Sequence::Total,
+                max: 9,
+                ..
+            }
+        ));
+        let Command::Verify(a) = parsed(&["verify", "-t", "3"]) else {
+            panic!("verify");
+        };
+        let o = VerifyOptions::from_args(&a);
+        assert!(matches!(o.mode, VerifyMode::Table { max: 17 }));
+        assert_eq!(o.threads, 3);
+    }
+
+    #[test]
+    fn bench_measures_one_thread_first_and_each_count_once() {
+        let Command::Bench(a) = parsed(&["bench", "--quick", "-t", "4,2,4"]) else {
+            panic!("bench");
+        };
+        let BenchOptions::Run(run) = BenchOptions::from_args(&a) else {
+            panic!("a run");
+        };
+        assert_eq!(run.thread_counts, [1, 2, 4]);
+        assert_eq!(run.preset, Preset::Quick);
+    }
+
+    #[test]
+    fn solutions_draw_svg_of_one_board_only() {
+        let Command::Solutions(a) = parsed(&["solutions", "8", "-f", "svg"]) else {
+            panic!("solutions");
+        };
+        assert!(matches!(
+            SolutionsOptions::from_args(&a),
+            Err(Failure::Usage(why)) if why.contains("draws one board")
+        ));
+        let Command::Solutions(a) = parsed(&["solutions", "8", "-f", "svg", "--limit", "1"]) else {
+            panic!("solutions");
+        };
+        assert_eq!(
+            SolutionsOptions::from_args(&a).unwrap().pick,
+            Pick::First(1)
+        );
+        let Command::Solutions(a) = parsed(&["solutions", "8", "--random", "--seed", "7"]) else {
+            panic!("solutions");
+        };
+        assert_eq!(
+            SolutionsOptions::from_args(&a).unwrap().pick,
+            Pick::Random(Some(7))
+        );
+    }
+
+    #[test]
+    fn estimate_samples_fewer_units_from_n_26() {
+        let Command::Estimate(a) = parsed(&["estimate", "26"]) else {
+            panic!("estimate");
+        };
+        assert_eq!(EstimateOptions::from_args(&a).sample, 12);
+        let Command::Estimate(a) = parsed(&["estimate", "16", "--sample", "5"]) else {
+            panic!("estimate");
+        };
+        assert_eq!(EstimateOptions::from_args(&a).sample, 5);
+    }
+}
