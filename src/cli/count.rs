@@ -40,9 +40,7 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let Some(session) = session::open(plan, scope, chosen.config, s.checkpoint.as_deref())? else {
         return Ok(session::stopped_early());
     };
-    let run = session::run(session, o.quiet, |s| s.run_local(threads))
-        .map_err(|e| Failure::Other(e.into()))?;
-    let Some(run) = run else {
+    let Some(run) = session::run(session, o.quiet, |s| s.run_local(threads))? else {
         return Ok(Done::Interrupted);
     };
     let Some((spec, path)) = &s.shard else {
@@ -168,7 +166,7 @@ fn warn_range(sizes: &[Sized], threads: usize) {
 /// `count A..B`: one table row (or JSON line) per n.
 fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
     let threads = o.threads;
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     if !o.json {
         writeln!(out, "{}", CountReport::table_header())?;
     }
