@@ -24,6 +24,8 @@
 //! scaled by the number of pieces (the pieces of a join are independent work; the join's
 //! fixed part, its sort and layout, is timed apart and counted once). The halves' pattern
 //! searches of the chosen set always run whole, so their memory is measured too.
+//! (That sampling inside a unit is the engine's: `engine::sample::Sampler`, with the quadrant
+//! engine's part in `engine::quadrant::sample`; this file draws, projects and prints.)
 //!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
@@ -186,11 +188,10 @@ pub fn run(a: &EstimateOptions) -> Outcome {
         // `count` falls back to backtracking here, the faster engine's lists not fitting;
         // timing that engine's units at this n would take hours, so say why instead.
         usage!(
-            "n = {}: the {} engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine {} to estimate the {} engine",
+            "n = {}: the {} engine's pattern lists (about {} on {threads} thread(s)) do not fit the memory allowed: use fewer --threads or a larger --max-memory, or --engine {} to estimate the backtracking engine",
             a.n,
             auto.name(),
             bytes(auto.list_bytes(a.n).saturating_mul(threads as u64)),
-            engine.name(),
             engine.name()
         );
     }

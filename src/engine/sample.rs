@@ -12,9 +12,9 @@ use super::quadrant;
 use super::rng::SplitMix64 as Rng;
 use super::NEVER;
 
-/// What a sampled unit (a quadrant unit, or one of its sets) did, scaled to the whole unit like its time: the
-/// seconds of its three phases, the pairs its join tested, the solutions it found (weighted
-/// by symmetry, as the count adds them), its sets and their list sizes.
+/// What a sampled unit (a quadrant unit, or one of its sets) did, scaled to the whole unit
+/// like its time: the seconds of its three phases, the pairs its join tested, the solutions
+/// it found (weighted by symmetry, as the count adds them), its sets and their list sizes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Work {
     /// Seconds of the half-board pattern searches.

@@ -34,6 +34,13 @@
 //! (one queen in the centre, or two); the rest is four h×h quadrants as above, with those
 //! queens' diagonals blocked. Every placement of the two middle queens is a [`Frame`].
 //!
+//! The files: `frame` (the frames, their diagonal geometry and the symmetry weight of each
+//! set), `set` (counting one set E, in parts when its lists are large), [`half`], [`join`],
+//! [`table`], [`units`] (the plan's units and their estimate), [`model`] (the cost, time and
+//! memory models the rest of the crate asks `Engine` for), [`sample`] (`nqueens estimate`'s
+//! sampling inside a unit), and this file: the engine's plan units and the [`Context`] a
+//! count builds once and shares between its threads.
+//!
 //! # Symmetry, and why each factor is exact
 //!
 //! *Even n.* Three facts, each from a symmetry that maps solutions one-to-one:
