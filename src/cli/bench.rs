@@ -8,24 +8,16 @@
 //! results that should not be trusted, `--export-json`-style machine output); the report
 //! types and the text tables live in [`report`], the machine description in [`machine`].
 
-use crate::cli::error::say;
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::str::FromStr;
-
-use clap::Args;
 
 pub mod compare;
 pub mod machine;
 pub mod report;
 
-use super::args::{parse_in, parse_threads, shown, Refused};
-use super::default_threads;
-use super::engine::{EngineArgs, EnginePlan};
-
+use super::engine::EnginePlan;
+use super::error::{say, Done, Failure, Outcome};
+use super::options::{BenchOptions, BenchRun, Preset};
 use super::report::{timed_count, KnownCheck};
-use super::Outcome;
 use crate::engine::plan::Engine;
 use crate::{known, Counts, UnitPlan};
 use machine::Machine;
@@ -97,112 +89,15 @@ pub const TINY: Workload = Workload {
 /// it to prove that a wrong count cannot pass; nothing else reads it.
 const CORRUPT_EXPECTED_HOOK: &str = "NQUEENS_BENCH_CORRUPT_EXPECTED";
 
-/// A comma-separated list of thread counts, e.g. `1,2,4`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ThreadCounts(pub Vec<usize>);
-
-impl FromStr for ThreadCounts {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let counts = s
-            .split(',')
-            .map(parse_threads)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(ThreadCounts(counts))
+/// The workload of a preset.
+pub fn workload(preset: Preset) -> Workload {
+    match preset {
+        Preset::Standard => STANDARD,
+        Preset::Quick => QUICK,
+        Preset::Heavy => HEAVY,
+        Preset::Tiny => TINY,
     }
 }
-
-/// Parses `--runs`: at least 1.
-fn parse_runs(s: &str) -> Result<usize, String> {
-    match parse_in(s, 1, MAX_RUNS as i128) {
-        Ok(v) => Ok(v as usize),
-        Err(Refused::Below(0)) => {
-            Err("run count 0 is invalid: use at least 1 run (3 or more to trust the spread)".into())
-        }
-        Err(Refused::NotANumber | Refused::Below(_)) => Err(format!(
-            "'{}' is not a run count: expected a whole number of at least 1",
-            shown(s)
-        )),
-        Err(Refused::Above(v)) => Err(format!(
-            "run count {v} is too large: use at most {MAX_RUNS} runs"
-        )),
-    }
-}
-
-/// The most timed runs `bench --runs` accepts (each run is a count; the times are kept).
-pub const MAX_RUNS: usize = 10_000;
-
-/// Arguments of `bench`.
-#[derive(Args, Debug)]
-pub struct BenchArgs {
-    /// Timed runs per board size and thread count, each after one untimed warm-up.
-    #[arg(short = 'r', long, value_parser = parse_runs, default_value = "5", allow_negative_numbers = true)]
-    pub runs: usize,
-    /// Thread counts to measure, comma-separated (e.g. 1,2,4,8); prints a scaling table.
-    /// 1 is always measured, as the baseline of speed-up. Default: 1 and all logical cores.
-    #[arg(short = 't', long, value_name = "LIST", allow_negative_numbers = true)]
-    pub threads: Option<ThreadCounts>,
-    /// Quick preset, workload nq-quick-4 (n = 16, counted 4 times per run): about 7 s on 2
-    /// cores (quadrant engine).
-    #[arg(long, conflicts_with_all = ["heavy", "tiny"])]
-    pub quick: bool,
-    /// Heavy preset, workload nq-heavy-4 (n = 18): for many-core machines; about 1 minute on
-    /// 2 cores (quadrant engine; several minutes with --engine backtrack).
-    #[arg(long, conflicts_with = "tiny")]
-    pub heavy: bool,
-    /// Test-suite preset, workload nq-tiny-1 (n = 10..12): too short to mean anything.
-    #[arg(long, hide = true)]
-    pub tiny: bool,
-    /// Print the whole report as one JSON object on stdout (progress and warnings stay on
-    /// stderr).
-    #[arg(long)]
-    pub json: bool,
-    /// Compare two reports of `bench --json` (machine A, machine B) instead of running the
-    /// benchmark: per test the median times and A/B (how many times faster B is), the
-    /// whole workload per thread count, the scores, and the geometric mean of the ratios.
-    #[arg(long, num_args = 2, value_names = ["A.json", "B.json"], conflicts_with_all = ["quick", "heavy", "tiny", "json", "threads", "runs"])]
-    pub compare: Option<Vec<PathBuf>>,
-    /// Engine selection (one engine for the whole workload; auto picks by its largest n).
-    #[command(flatten)]
-    pub engine: EngineArgs,
-}
-
-impl BenchArgs {
-    /// The workload the flags select.
-    pub fn workload(&self) -> Workload {
-        match (self.quick, self.heavy, self.tiny) {
-            (true, _, _) => QUICK,
-            (_, true, _) => HEAVY,
-            (_, _, true) => TINY,
-            _ => STANDARD,
-        }
-    }
-
-    /// The thread counts to measure: sorted, without repeats, always starting with 1.
-    pub fn thread_counts(&self) -> Vec<usize> {
-        let mut t = match &self.threads {
-            Some(list) => list.0.clone(),
-            None => vec![default_threads()],
-        };
-        t.push(1);
-        t.sort_unstable();
-        t.dedup();
-        t
-    }
-}
-
-/// A count that disagreed with the known table: the benchmark fails with exit code 1.
-#[derive(Debug)]
-struct WrongCount(String);
-
-impl std::fmt::Display for WrongCount {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for WrongCount {}
 
 /// Counts `n` on `threads` threads, times it, and checks it against the known table.
 fn checked_count(
@@ -210,23 +105,24 @@ fn checked_count(
     threads: usize,
     engine: Engine,
     corrupt: bool,
-) -> anyhow::Result<(Counts, UnitPlan, f64)> {
+) -> Result<(Counts, UnitPlan, f64), Failure> {
+    let wrong = |why: String| Failure::check(format!("benchmark failed: {why}"));
     let (counts, plan, seconds) = match timed_count(n, threads, &EnginePlan::unlimited(engine)) {
         Ok(r) => r,
-        // A broken symmetry identity is a wrong count too, not a usage error.
-        Err(e) if matches!(e.downcast_ref(), Some(crate::Error::Inconsistent { .. })) => {
-            return Err(WrongCount(format!("n = {n} on {threads} thread(s): {e}")).into())
+        // A broken symmetry identity is a wrong count too.
+        Err(Failure::CheckFailed(why)) => {
+            let why = why.unwrap_or_else(|| "a check failed".into());
+            return Err(wrong(format!("n = {n} on {threads} thread(s): {why}")));
         }
         Err(e) => return Err(e),
     };
     let k = known::lookup(n).expect("every workload size is in the known table (n <= 27)");
     let expected_total = if corrupt { k.total + 1 } else { k.total };
     if counts.total != expected_total || KnownCheck::of(&counts) != KnownCheck::Match {
-        return Err(WrongCount(format!(
+        return Err(wrong(format!(
             "wrong count for n = {n} on {threads} thread(s): total {} unique {}, the known values are {expected_total} and {}",
             counts.total, counts.unique, k.unique
-        ))
-        .into());
+        )));
     }
     Ok((counts, plan, seconds))
 }
@@ -246,10 +142,10 @@ fn measure(
     engine: Engine,
     thread_counts: &[usize],
     runs: usize,
-) -> anyhow::Result<Vec<TestResult>> {
+) -> Result<Vec<TestResult>, Failure> {
     let corrupt = std::env::var(CORRUPT_EXPECTED_HOOK).is_ok_and(|v| v == "1");
     // One run of a test: `repeat` checked counts, timed together.
-    let timed_run = |n: u32, threads: usize| -> anyhow::Result<f64> {
+    let timed_run = |n: u32, threads: usize| -> Result<f64, Failure> {
         let mut seconds = 0.0;
         for _ in 0..workload.repeat {
             seconds += checked_count(n, threads, engine, corrupt)?.2;
@@ -290,71 +186,43 @@ fn measure(
 }
 
 /// Runs `bench`.
-pub fn run(a: &BenchArgs) -> Outcome {
-    if let Some([x, y]) = a.compare.as_deref() {
-        return compare::run(x, y);
+pub fn run(o: &BenchOptions) -> Outcome {
+    match o {
+        BenchOptions::Compare(x, y) => compare::run(x, y),
+        BenchOptions::Run(a) => run_workload(a),
     }
-    let workload = a.workload();
-    let thread_counts = a.thread_counts();
+}
+
+/// Runs the workload and prints the report.
+fn run_workload(a: &BenchRun) -> Outcome {
+    let workload = workload(a.preset);
+    let thread_counts = &a.thread_counts;
     let machine = Machine::detect();
     let largest = *workload.sizes.iter().max().expect("a workload has sizes");
     let most_threads = *thread_counts.iter().max().expect("1 is always measured");
     let engine = a.engine.resolve(largest, most_threads)?.engine;
     let info = WorkloadInfo::new(&workload, engine);
     say!("{}", info.header_line(a.runs));
-    let tests = match measure(&workload, engine, &thread_counts, a.runs) {
-        Ok(t) => t,
-        Err(e) => {
-            return match e.downcast_ref::<WrongCount>() {
-                Some(wrong) => {
-                    say!("nqueens: benchmark failed: {wrong}");
-                    Ok(ExitCode::from(1))
-                }
-                None => Err(e),
-            }
-        }
-    };
+    let tests = measure(&workload, engine, thread_counts, a.runs)?;
     let report = BenchReport::new(info, machine, a.runs, tests);
     for w in &report.warnings {
         say!("warning: {}", w.message);
     }
     // Written, not `println!`: a full disk or a closed pipe is an error `main` reports (or a
     // quiet end), never a panic.
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         write!(out, "{}", report.text())?;
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Done::Ok)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_thread_lists() {
-        assert_eq!(
-            "1,2,4".parse::<ThreadCounts>(),
-            Ok(ThreadCounts(vec![1, 2, 4]))
-        );
-        assert_eq!("8".parse::<ThreadCounts>(), Ok(ThreadCounts(vec![8])));
-        assert!("0"
-            .parse::<ThreadCounts>()
-            .unwrap_err()
-            .contains("thread count 0"));
-        assert!("a,b".parse::<ThreadCounts>().unwrap_err().contains("'a'"));
-        assert!("1,,2".parse::<ThreadCounts>().is_err());
-    }
-
-    #[test]
-    fn rejects_zero_runs() {
-        assert_eq!(parse_runs("3"), Ok(3));
-        assert!(parse_runs("0").unwrap_err().contains("run count 0"));
-        assert!(parse_runs("x").is_err());
-    }
 
     #[test]
     fn workload_sizes_are_in_the_known_table() {
@@ -374,6 +242,6 @@ mod tests {
             assert!(checked_count(8, 1, engine, false).is_ok());
         }
         let e = checked_count(8, 1, Engine::named("quadrant").unwrap(), true).unwrap_err();
-        assert!(e.downcast_ref::<WrongCount>().is_some(), "{e}");
+        assert!(matches!(e, Failure::CheckFailed(Some(_))), "{e}");
     }
 }

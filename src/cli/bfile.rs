@@ -12,19 +12,16 @@
 //! kept as decimal strings, so terms beyond u64 (or u128) compare exactly. The file is read
 //! with a bound ([`MAX_BYTES`]), so a FIFO or a device that never ends cannot fill memory.
 
-use super::engine::{EngineArgs, EnginePlan};
-use super::options::Sized;
-use crate::cli::error::say;
-use crate::cli::error::Failure;
 use std::io::{self, Read, Write};
 use std::path::Path;
-use std::process::ExitCode;
 
-use anyhow::bail;
-use clap::ValueEnum;
+use anyhow::anyhow;
 
-use super::args::shown;
-use super::Outcome;
+use super::args::parse::shown;
+use super::args::{EngineArgs, Sequence};
+use super::engine::EnginePlan;
+use super::error::{say, Done, Failure, Outcome};
+use super::options::Sized;
 use crate::runner::fifo::{self, Wait};
 use crate::runner::shown;
 use crate::{known, Counts, MAX_N};
@@ -32,16 +29,6 @@ use crate::{known, Counts, MAX_N};
 /// Largest b-file read: 16 MiB. The OEIS keeps b-files to 10,000 terms; this bound is there
 /// so that `--bfile /dev/zero` ends with an error instead of filling memory.
 pub const MAX_BYTES: u64 = 16 << 20;
-
-/// Which sequence a b-file holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Sequence {
-    /// All solutions: OEIS A000170.
-    #[default]
-    Total,
-    /// Solutions up to the 8 symmetries of the square: OEIS A002562.
-    Unique,
-}
 
 impl Sequence {
     /// The OEIS number: "A000170" or "A002562".
@@ -88,23 +75,12 @@ impl Sequence {
     }
 }
 
-/// How `count` prints its results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CountFormat {
-    /// The human report (the default).
-    Text,
-    /// One JSON object per N, as `--json` (`solutions` takes `--format json` too).
-    Json,
-    /// An OEIS b-file of `--sequence`: `n a(n)` per line, nothing else.
-    Bfile,
-}
-
 /// `count A..B --format bfile`: one `n a(n)` line per n, flushed as each count ends, and
 /// nothing else on stdout; first `0 1` if `zero` (A000170's a(0), the empty board, which
 /// OEIS's own b-file starts with). Exit code 1 (after the b-file, with a line on stderr) if
 /// a count disagrees with the known table.
 pub fn print_counts(sizes: &[Sized], seq: Sequence, zero: bool, threads: usize) -> Outcome {
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     if zero {
         writeln!(out, "0 1")?;
         out.flush()?;
@@ -123,7 +99,10 @@ pub fn print_counts(sizes: &[Sized], seq: Sequence, zero: bool, threads: usize) 
             failed = true;
         }
     }
-    Ok(ExitCode::from(u8::from(failed)))
+    if failed {
+        return Err(Failure::CheckFailed(None));
+    }
+    Ok(Done::Ok)
 }
 
 /// One term of a b-file.
@@ -205,7 +184,7 @@ fn normalize(s: &str) -> Option<String> {
 
 /// Counts n on `threads` threads with the engine, table limit and instruction set of
 /// `chosen`.
-fn count_with(n: u32, threads: usize, chosen: &EnginePlan) -> anyhow::Result<crate::Counts> {
+fn count_with(n: u32, threads: usize, chosen: &EnginePlan) -> Result<Counts, Failure> {
     Ok(crate::Counter::new(n)?
         .threads(threads)
         .engine(chosen.engine)
@@ -216,7 +195,7 @@ fn count_with(n: u32, threads: usize, chosen: &EnginePlan) -> anyhow::Result<cra
 
 /// Reads at most [`MAX_BYTES`] of `path` (`-`: stdin); a larger file is an error. A FIFO's
 /// writer is waited for as `wait` says.
-pub fn read_bounded(path: &Path, wait: Wait<'_>) -> anyhow::Result<Vec<u8>> {
+pub fn read_bounded(path: &Path, wait: Wait<'_>) -> Result<Vec<u8>, Failure> {
     let name = shown::path(path);
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
@@ -231,7 +210,7 @@ pub fn read_bounded(path: &Path, wait: Wait<'_>) -> anyhow::Result<Vec<u8>> {
             })?;
     } else {
         if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            bail!("cannot read b-file {name}: it is a directory");
+            return Err(anyhow!("cannot read b-file {name}: it is a directory").into());
         }
         fifo::open_reader(path, wait)
             .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes))
@@ -241,10 +220,11 @@ pub fn read_bounded(path: &Path, wait: Wait<'_>) -> anyhow::Result<Vec<u8>> {
             })?;
     }
     if bytes.len() as u64 > MAX_BYTES {
-        bail!(
+        return Err(anyhow!(
             "b-file {name} is larger than {} MiB: not a b-file of N-Queens counts",
             MAX_BYTES >> 20
-        );
+        )
+        .into());
     }
     Ok(bytes)
 }
@@ -295,8 +275,8 @@ pub fn verify(
     // Nothing to save on a signal: it ends the run at once (also while a FIFO waits).
     let wait = super::session::fifo_wait(super::session::quit_on_signal());
     let rows = parse(&read_bounded(path, wait)?)
-        .map_err(|e| anyhow::anyhow!("b-file {}: {e}", shown::path(path)))?;
-    let mut out = crate::cli::error::stdout();
+        .map_err(|e| anyhow!("b-file {}: {e}", shown::path(path)))?;
+    let mut out = super::error::stdout();
     let (first, last) = (rows[0].n, rows[rows.len() - 1].n);
     writeln!(
         out,
@@ -309,7 +289,7 @@ pub fn verify(
     )?;
     if let Some(hint) = wrong_sequence(&rows, seq) {
         writeln!(out, "MISMATCH: {hint}")?;
-        return Ok(ExitCode::from(1));
+        return Err(Failure::CheckFailed(None));
     }
     writeln!(out, "{:>3} {:>24} {:>24}  status", "n", "b-file", "counted")?;
     let (mut ok, mut bad, mut skipped) = (0, 0, 0);
@@ -381,7 +361,10 @@ pub fn verify(
         )?;
     }
     writeln!(out)?;
-    Ok(ExitCode::from(u8::from(bad > 0)))
+    if bad > 0 {
+        return Err(Failure::CheckFailed(None));
+    }
+    Ok(Done::Ok)
 }
 
 #[cfg(test)]

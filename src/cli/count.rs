@@ -2,81 +2,21 @@
 //! long counts a progress bar, Ctrl-C/SIGTERM handling, `--checkpoint` (resume), `--shard`
 //! (one part of a split, written as a shard file) and `--mpi` (many ranks, rank 0 schedules).
 
-use crate::cli::error::say;
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Args;
 
-use super::args::{parse_threads, SizeRange};
-use super::bfile::{CountFormat, Sequence};
-use super::engine::EngineArgs;
-use super::error::Failure;
+use super::error::{say, usage, Done, Failure, Outcome};
 use super::format::{duration, grouped};
-use super::options::{CountMode, CountOptions, MpiCount, Single, Sized};
-use super::progress::Progress;
-use super::report::{estimate_seconds, is_failed_check, print_single, timed_count};
+use super::options::{CountMode, CountOptions, Single, Sized};
+use super::report::{estimate_seconds, print_run, timed_count};
 use super::report::{CountReport, KnownCheck};
 use super::session;
-use super::Outcome;
 use crate::runner::schedule::ShardSpec;
 use crate::runner::session::Scope;
 use crate::runner::shard::ShardFile;
 use crate::runner::shown;
 use crate::runner::{fifo, outfile};
-
-/// Arguments of `count`.
-#[derive(Args, Debug)]
-pub struct CountArgs {
-    /// Board size N (1..64), or an inclusive range A..B printed one row per N.
-    #[arg(value_name = "N|A..B", allow_negative_numbers = true)]
-    pub sizes: SizeRange,
-    /// Worker threads (1..4096). Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
-    pub threads: Option<usize>,
-    /// Print one JSON object per N (numbers as JSON numbers) instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar. (The bar is drawn on stderr, only when stderr is a terminal.)
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-    /// Record each finished unit in FILE and resume from it: run the same command again
-    /// after Ctrl-C, SIGTERM, kill -9 or a crash. Single N only.
-    #[arg(long, value_name = "FILE")]
-    pub checkpoint: Option<PathBuf>,
-    /// Compute only shard K of M (K is 0-based: 0..M-1, as $SLURM_ARRAY_TASK_ID with
-    /// --array=0-(M-1)); needs --out. Merge the shard files with `nqueens merge`.
-    #[arg(long, value_name = "K/M", requires = "out")]
-    pub shard: Option<ShardSpec>,
-    /// Where --shard writes its JSON shard file (written atomically at the end).
-    #[arg(long, value_name = "FILE", requires = "shard")]
-    pub out: Option<PathBuf>,
-    /// Run under mpirun (a build with `--features mpi`, at least 2 ranks): rank 0 chooses
-    /// the engine and unit plan from its own N, --engine and memory, and hands units to the
-    /// other ranks as they finish; --checkpoint, --json and -q are rank 0's.
-    ///
-    /// Every other rank builds rank 0's plan and checks its id, or refuses (one line, exit
-    /// 2, and rank 0 fails naming it): it refuses another N, an --engine other than auto
-    /// that differs from rank 0's, another nqueens version, or a plan or lists that do not
-    /// fit its memory. --threads T (default 1) and --max-memory are each rank's own; without
-    /// --max-memory the ranks of a node split 80% of its free memory. Run one rank per node
-    /// with --threads = its cores (one quadrant table per node).
-    #[arg(long, conflicts_with_all = ["shard", "out"])]
-    pub mpi: bool,
-    /// Output format: text (the report), json (as --json) or bfile (an OEIS b-file of
-    /// --sequence: `n a(n)` lines and nothing else; not with --json, --checkpoint, --shard
-    /// or --mpi).
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<CountFormat>,
-    /// The sequence of --format bfile: total (A000170, the default) or unique (A002562).
-    #[arg(long, value_enum, value_name = "SEQ", requires = "format")]
-    pub sequence: Option<Sequence>,
-    /// Engine selection.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-}
 
 /// Counts one N with the long-count options (checkpoint, shard, progress, signals).
 fn run_single(s: &Single, o: &CountOptions) -> Outcome {
@@ -100,29 +40,11 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let Some(session) = session::open(plan, scope, chosen.config, s.checkpoint.as_deref())? else {
         return Ok(session::stopped_early());
     };
-    let progress = Progress::new(
-        !o.quiet,
-        n,
-        session.plan().engine(),
-        session.units(),
-        &session.done(),
-    );
-    let run = session
-        .on_done(|u, r| progress.done(u, r))
-        .run_local(threads)?;
-    progress.finish();
-    if run.interrupted {
-        return Ok(session::interrupted(&run));
-    }
+    let Some(run) = session::run(session, o.quiet, |s| s.run_local(threads))? else {
+        return Ok(Done::Interrupted);
+    };
     let Some((spec, path)) = &s.shard else {
-        let counts = run.counts()?;
-        let report = CountReport::new(&counts, &run.plan, run.seconds, threads)
-            .with_speed(
-                counts.nodes - run.resumed.nodes,
-                counts.pairs_tested - run.resumed.pairs,
-            )
-            .with_table(chosen.table_bytes);
-        return print_single(&report, o.json, &mut crate::cli::error::stdout());
+        return print_run(&run, chosen.table_bytes, o.json);
     };
     let results = run.scope_results();
     let file = ShardFile::new(&run.plan, *spec, &results, run.seconds, threads);
@@ -147,6 +69,7 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
                 None => {
                     return Err(e)
                         .with_context(|| format!("cannot write shard file {}", shown::path(path)))
+                        .map_err(Failure::Other)
                 }
             },
         }
@@ -174,14 +97,14 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
             say!("nqueens: warning: cannot write to standard output ({e}); the shard file {} was written", shown::path(path));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Done::Ok)
 }
 
 /// Refuses a split into more shards than the plan has units: some shards would be empty,
 /// and a merge or `merge --status` would have to account for every one of them.
-fn check_shard_count(spec: ShardSpec, plan: &crate::UnitPlan) -> anyhow::Result<()> {
+fn check_shard_count(spec: ShardSpec, plan: &crate::UnitPlan) -> Result<(), Failure> {
     if spec.count as usize > plan.len() {
-        crate::cli::error::usage!(
+        usage!(
             "--shard {spec}: n = {} has {} units (plan {}), so split it into at most {} shards",
             plan.n(),
             grouped(plan.len() as u128),
@@ -190,18 +113,6 @@ fn check_shard_count(spec: ShardSpec, plan: &crate::UnitPlan) -> anyhow::Result<
         );
     }
     Ok(())
-}
-
-/// `count N --mpi` in a build without MPI.
-#[cfg(not(feature = "mpi"))]
-fn mpi_count(_m: &MpiCount, _o: &CountOptions) -> Outcome {
-    crate::cli::error::usage!("this nqueens was built without MPI support: rebuild with `cargo build --release --features mpi`")
-}
-
-/// `count N --mpi`: rank 0 schedules and prints, the other ranks compute.
-#[cfg(feature = "mpi")]
-fn mpi_count(m: &MpiCount, o: &CountOptions) -> Outcome {
-    super::mpi::count(m, o)
 }
 
 /// Warns on stderr when counting n, or one shard of it (about 1/M of the time: shards are
@@ -224,11 +135,11 @@ fn warn_if_long(n: u32, threads: usize, engine: crate::Engine, shard: Option<Sha
 }
 
 /// Runs `count`.
-pub fn run(a: &CountArgs) -> Outcome {
-    let o = CountOptions::from_args(a)?;
+pub fn run(o: &CountOptions) -> Outcome {
     match &o.mode {
-        CountMode::Single(s) => run_single(s, &o),
-        CountMode::Mpi(s) => mpi_count(s, &o),
+        CountMode::Single(s) => run_single(s, o),
+        #[cfg(feature = "mpi")]
+        CountMode::Mpi(m) => super::mpi::count(m, o),
         CountMode::Bfile {
             sizes,
             sequence,
@@ -239,7 +150,7 @@ pub fn run(a: &CountArgs) -> Outcome {
         }
         CountMode::Range(sizes) => {
             warn_range(sizes, o.threads);
-            run_range(sizes, &o)
+            run_range(sizes, o)
         }
     }
 }
@@ -255,7 +166,7 @@ fn warn_range(sizes: &[Sized], threads: usize) {
 /// `count A..B`: one table row (or JSON line) per n.
 fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
     let threads = o.threads;
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     if !o.json {
         writeln!(out, "{}", CountReport::table_header())?;
     }
@@ -263,11 +174,11 @@ fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
     for &Sized { n, chosen } in sizes {
         let (counts, plan, secs) = match timed_count(n, threads, &chosen) {
             Ok(r) => r,
-            // A broken identity is a failed check like a table mismatch: exit code 1.
-            Err(e) if is_failed_check(&e) => {
+            // A broken identity is a failed check like a table mismatch (exit code 1),
+            // said after the rows printed so far.
+            Err(e @ Failure::CheckFailed(_)) => {
                 out.flush()?;
-                say!("nqueens: {e}");
-                return Ok(ExitCode::from(1));
+                return Err(e);
             }
             Err(e) => return Err(e),
         };
@@ -283,16 +194,16 @@ fn run_range(sizes: &[Sized], o: &CountOptions) -> Outcome {
         };
         if let Err(e) = writeln!(out, "{row}").and_then(|()| out.flush()) {
             // A failed check outranks the lost output (said on stderr already): exit 1.
-            return if failed {
-                Ok(ExitCode::from(1))
+            return Err(if failed {
+                Failure::CheckFailed(None)
             } else {
-                Err(e.into())
-            };
+                e.into()
+            });
         }
     }
-    Ok(if failed {
-        ExitCode::from(1)
+    if failed {
+        Err(Failure::CheckFailed(None))
     } else {
-        ExitCode::SUCCESS
-    })
+        Ok(Done::Ok)
+    }
 }

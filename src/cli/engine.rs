@@ -10,10 +10,10 @@
 //! instead, slower); a count whose lists would not fit is refused before it starts, with
 //! one line, instead of being killed by the OOM killer halfway.
 
-use crate::cli::error::usage;
 use anyhow::bail;
-use clap::{Args, ValueEnum};
 
+use super::args::{EngineArgs, EngineChoice};
+use super::error::{usage, Failure};
 use super::format::{bytes, grouped};
 use crate::engine::plan::Engine;
 use crate::engine::quadrant;
@@ -21,17 +21,6 @@ use crate::engine::Config;
 use crate::runner::session::{units_within, BYTES_PER_UNIT};
 use crate::UnitPlan;
 use std::sync::atomic::AtomicBool;
-
-/// The `--engine` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EngineChoice {
-    /// Quadrant for 12 <= N <= 32 when it fits --max-memory, backtrack otherwise.
-    Auto,
-    /// Join quarter-board placements (meet in the middle): the fastest from N = 12 on.
-    Quadrant,
-    /// Bit-board backtracking over border constellations: any N, little memory.
-    Backtrack,
-}
 
 impl EngineChoice {
     /// The engine this choice names; None for `auto`, which depends on n and the memory.
@@ -42,72 +31,6 @@ impl EngineChoice {
             EngineChoice::Backtrack => Some(Engine::Backtrack),
         }
     }
-}
-
-/// Engine selection arguments.
-#[derive(Args, Clone, Debug)]
-pub struct EngineArgs {
-    /// Counting engine: auto picks quadrant for 12 <= N <= 32 (the faster one there, 3-8x)
-    /// when it fits --max-memory, and backtrack otherwise. Both give the same counts; unique
-    /// counts always come from the same symmetric searches.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub engine: EngineChoice,
-    /// Memory the count may use (the unit plan and, for the quadrant engine, its table and
-    /// per-thread lists), e.g. 512M, 4G; a count that would not fit is refused.
-    /// Default: 80% of the memory available when the count starts (/proc/meminfo), or 1G;
-    /// never more than three quarters of the address-space limit (ulimit -v).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub max_memory: Option<u64>,
-}
-
-/// Largest `--max-memory`: 1 PiB.
-const MAX_SIZE: u64 = 1 << 50;
-
-/// Parses a size: a whole number of bytes with an optional K, M, G, T or P suffix (powers of
-/// 1024; "KiB", "MB" and the like are read the same way).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let upper = t.to_ascii_uppercase();
-    let body = upper
-        .strip_suffix("IB")
-        .or_else(|| upper.strip_suffix('B'))
-        .unwrap_or(&upper);
-    let (digits, shift) = match body.chars().last() {
-        Some('K') => (&body[..body.len() - 1], 10),
-        Some('M') => (&body[..body.len() - 1], 20),
-        Some('G') => (&body[..body.len() - 1], 30),
-        Some('T') => (&body[..body.len() - 1], 40),
-        Some('P') => (&body[..body.len() - 1], 50),
-        _ => (body, 0),
-    };
-    let bad = || {
-        format!(
-            "'{}' is not a memory size: expected bytes or a number with K, M, G, T or P, e.g. 512M, 4G",
-            super::args::shown(s)
-        )
-    };
-    if let Some(magnitude) = digits.trim().strip_prefix('-') {
-        if !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!(
-                "memory size {} is negative: give at least a few megabytes, e.g. 64M",
-                super::args::shown(t)
-            ));
-        }
-    }
-    let value: u64 = digits.trim().parse().map_err(|_| bad())?;
-    let total = value
-        .checked_mul(1u64 << shift)
-        .filter(|&v| v <= MAX_SIZE)
-        .ok_or_else(|| {
-            format!(
-                "memory size {} is above the largest allowed, 1P",
-                super::args::shown(s)
-            )
-        })?;
-    if total == 0 {
-        return Err("memory size 0 is too small: give at least a few megabytes, e.g. 64M".into());
-    }
-    Ok(total)
 }
 
 /// What set a memory limit, as the end of "more than the 4.0 GiB ..." in messages.
@@ -263,7 +186,7 @@ impl EngineArgs {
     /// # Errors
     /// One line: the quadrant engine asked for an n it does not count, or a count whose
     /// lists would not fit `--max-memory`.
-    pub fn resolve(&self, n: u32, threads: usize) -> anyhow::Result<EnginePlan> {
+    pub fn resolve(&self, n: u32, threads: usize) -> Result<EnginePlan, Failure> {
         self.resolve_shared(n, threads, 1)
     }
 
@@ -277,7 +200,7 @@ impl EngineArgs {
         n: u32,
         threads: usize,
         shared_by: u32,
-    ) -> anyhow::Result<EnginePlan> {
+    ) -> Result<EnginePlan, Failure> {
         let (limit, source) = memory_limit(self.max_memory, shared_by);
         let lists = Engine::Quadrant
             .list_bytes(n)
@@ -299,6 +222,7 @@ impl EngineArgs {
 
     /// The memory this process may use for its part of a count: `--max-memory`, or its
     /// share of the available memory when `shared_by` MPI ranks split this node's.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub fn budget(&self, shared_by: u32) -> (u64, Source) {
         memory_limit(self.max_memory, shared_by)
     }
@@ -319,7 +243,7 @@ impl EnginePlan {
         limit: u64,
         source: Source,
         plan_bytes: u64,
-    ) -> anyhow::Result<EnginePlan> {
+    ) -> Result<EnginePlan, Failure> {
         let lists = engine.list_bytes(n).saturating_mul(threads as u64);
         if lists > limit {
             usage!(
@@ -372,28 +296,6 @@ impl EnginePlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse_with_binary_suffixes() {
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("4g"), Ok(4 << 30));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_size("1000"), Ok(1000));
-        assert!(parse_size("0").is_err());
-        assert!(parse_size("lots").is_err());
-        assert_eq!(
-            parse_size("-5").unwrap_err(),
-            "memory size -5 is negative: give at least a few megabytes, e.g. 64M"
-        );
-        assert!(parse_size("-1G").unwrap_err().contains("negative"));
-        assert!(parse_size("2000T").unwrap_err().contains("largest"));
-        // The largest allowed value, as the message names it, is accepted.
-        assert_eq!(parse_size("1P"), Ok(1 << 50));
-        assert_eq!(parse_size("1024T"), Ok(1 << 50));
-        assert!(parse_size("2P")
-            .unwrap_err()
-            .contains("largest allowed, 1P"));
-    }
 
     #[test]
     fn an_explicit_quadrant_engine_refuses_what_it_cannot_count() {

@@ -1,21 +1,30 @@
-//! The command's entry: parses the command line, runs the subcommand, and turns every error
-//! into one line on stderr with its exit code (`cli::error`: 1 a failed check, 2 usage
-//! or input) — never a panic or backtrace. `src/main.rs` calls [`main`] and nothing else.
+//! The command's entry: parses the command line, builds the subcommand's options, runs it,
+//! and turns its outcome into the exit code — the one place exit codes are decided (the
+//! table is in `cli::error`: 0 ok, 1 a failed check, 2 usage or input, 3 `merge --status`
+//! with shards missing, 130 interrupted). Every failure is one line on stderr, never a panic
+//! or backtrace. `src/main.rs` calls [`main`] and nothing else.
 
-use crate::cli::error::say;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::cli;
+use super::args::{self, Cli, Command};
+use super::error::{say, without_echo, Done, Failure, Outcome};
+use super::options::{
+    BenchOptions, CountOptions, EstimateOptions, MergeOptions, PlanOptions, SolutionsOptions,
+    SolveOptions, VerifyOptions,
+};
+use super::{
+    animate, bench, count, estimate, kernel, merge, plan, session, solutions, solve, verify,
+};
 use crate::runner::shown;
 
 /// Runs the `nqueens` command with the process's arguments.
 pub fn main() -> ExitCode {
-    let parsed = cli::command()
+    let parsed = args::command()
         .try_get_matches()
-        .and_then(|m| cli::Cli::from_arg_matches(&m));
+        .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
         Ok(c) => c,
         Err(e) => match e.kind() {
@@ -27,7 +36,7 @@ pub fn main() -> ExitCode {
             }
             // Bare `nqueens`: clap would print the whole help on stderr; one line is enough.
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                let names: Vec<String> = cli::Cli::command()
+                let names: Vec<String> = Cli::command()
                     .get_subcommands()
                     .map(|c| c.get_name().to_string())
                     .collect();
@@ -47,17 +56,63 @@ pub fn main() -> ExitCode {
             }
         },
     };
-    match cli::run(cli) {
-        Ok(code) => code,
-        // The error's kind (cli::error::Failure) decides the exit code and the message.
-        Err(e) => cli::error::report(&e, one_line, &help_pointer()),
+    let outcome = run(cli);
+    if let Err(failure) = &outcome {
+        failure.say(&help_pointer());
+    }
+    exit_code(&outcome)
+}
+
+/// Runs the parsed command line: its options first (every usage check), then the
+/// subcommand.
+fn run(cli: Cli) -> Outcome {
+    kernel::check_env()?;
+    // Ctrl-C, SIGTERM and SIGHUP end every command with exit code 130, as they end an
+    // interrupted count (a range count, verify, plan, estimate ended with 143 on SIGTERM);
+    // a single count then makes the signal graceful (`session::stop_flag`). Not animate:
+    // it restores the terminal on signals of its own.
+    if !matches!(cli.command, Command::Animate(_)) {
+        session::quit_on_signal();
+    }
+    match cli.command {
+        Command::Count(a) => count::run(&CountOptions::from_args(&a)?),
+        Command::Verify(a) => verify::run(&VerifyOptions::from_args(&a)),
+        Command::Solutions(a) => solutions::run(&SolutionsOptions::from_args(&a)?),
+        Command::Solve(a) => solve::run(&SolveOptions::from_args(&a)?),
+        Command::Animate(a) => animate::run(&a),
+        Command::Bench(a) => bench::run(&BenchOptions::from_args(&a)),
+        Command::Merge(a) => merge::run(&MergeOptions::from_args(&a)),
+        Command::Plan(a) => plan::run(&PlanOptions::from_args(&a)?),
+        Command::Estimate(a) => estimate::run(&EstimateOptions::from_args(&a)),
+    }
+}
+
+/// The exit code of an outcome (the table of `cli::error`).
+fn exit_code(outcome: &Outcome) -> ExitCode {
+    match outcome {
+        Ok(Done::Ok) => ExitCode::SUCCESS,
+        Ok(Done::Incomplete) => ExitCode::from(3),
+        Ok(Done::Interrupted) => ExitCode::from(130),
+        Ok(Done::Terminal(code)) => ExitCode::from(*code),
+        Err(failure) => ExitCode::from(failure_code(failure)),
+    }
+}
+
+/// The exit code of a failure: 1 a failed check, 0 a closed pipe on standard output (the
+/// reader had seen enough: `nqueens solutions 12 | head`), 2 anything else.
+fn failure_code(failure: &Failure) -> u8 {
+    match failure {
+        Failure::CheckFailed(_) => 1,
+        Failure::Said(inner) => failure_code(inner),
+        f if f.is_closed_pipe() => 0,
+        _ => 2,
     }
 }
 
 /// The help a usage error points to: the subcommand's (`nqueens count --help`) when the
 /// command line names one (or its alias), else `nqueens --help`.
 fn help_pointer() -> String {
-    let cmd = cli::Cli::command();
+    let cmd = Cli::command();
     std::env::args_os()
         .skip(1)
         .find(|a| !a.to_string_lossy().starts_with('-'))
@@ -134,40 +189,6 @@ fn escape_args(msg: &str) -> String {
     })
 }
 
-/// An error's message as one line: its first line, without an "error: " (clap's
-/// messages are made one line by [`clap_line`]).
-pub(crate) fn one_line(msg: &str) -> String {
-    let mut lines = msg.lines().map(str::trim).filter(|l| !l.is_empty());
-    let mut first = lines
-        .next()
-        .unwrap_or("error")
-        .trim_start_matches("error:")
-        .trim()
-        .to_string();
-    // "the following required arguments were not provided:" names them on the next line.
-    if first.ends_with(':') {
-        if let Some(next) = lines.next() {
-            first = format!("{first} {next}");
-        }
-    }
-    without_echo(&first)
-}
-
-/// Clap says "invalid value 'V' for 'ARG': REASON"; when REASON names V again (our parsers
-/// do), the value is dropped from clap's part, so a long argument appears once.
-fn without_echo(msg: &str) -> String {
-    let parts = msg
-        .strip_prefix("invalid value '")
-        .and_then(|rest| rest.split_once("' for '"))
-        .and_then(|(value, rest)| Some((value, rest.split_once("': ")?)));
-    match parts {
-        Some((value, (arg, reason))) if value.len() > 40 || reason.contains(value) => {
-            format!("invalid value for '{arg}': {reason}")
-        }
-        _ => msg.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,7 +196,7 @@ mod tests {
     #[test]
     fn clap_errors_keep_their_tips_and_values_on_one_line() {
         let line = |args: &[&str]| {
-            let e = cli::command().try_get_matches_from(args).unwrap_err();
+            let e = args::command().try_get_matches_from(args).unwrap_err();
             clap_line(&e.to_string())
         };
         assert_eq!(

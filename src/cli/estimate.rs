@@ -34,18 +34,16 @@
 //! whole count with the table the estimate errs high by about that; for shards of a few
 //! minutes, which do not build the table either, it does not.
 
-use crate::cli::error::usage;
 use std::io::Write;
 use std::time::Instant;
 
-use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::args::{parse_in, parse_n, parse_threads, shown, Refused};
-use super::engine::{EngineArgs, EngineChoice};
+use super::args::EngineChoice;
+use super::error::{usage, Done, Failure, Outcome};
 use super::format::{bytes, duration, fine_duration};
-use super::Outcome;
+use super::options::EstimateOptions;
 use crate::engine::cost;
 use crate::engine::exec::Prepared;
 use crate::engine::plan::Engine;
@@ -65,65 +63,6 @@ pub const DRIFT: f64 = 0.15;
 pub const MIN_SAMPLING: f64 = 4.0;
 /// Most draws of K strata an estimate makes.
 pub const MAX_DRAWS: u32 = 64;
-
-/// Most units a sample may time.
-pub const MAX_SAMPLE: u32 = 100_000;
-
-/// Arguments of `estimate`.
-#[derive(Args, Debug)]
-pub struct EstimateArgs {
-    /// Board size N (1..64).
-    #[arg(value_name = "N", value_parser = parse_n)]
-    pub n: u32,
-    /// Units to time (strata of the sample), 2..100000. Default: 48, or 12 from N = 26
-    /// (where each sampled set's half searches take seconds), so that the default
-    /// finishes in about a minute on 2 cores.
-    #[arg(long, value_name = "K", value_parser = parse_sample)]
-    pub sample: Option<u32>,
-    /// Seed of the random draw: the same seed draws the same units.
-    #[arg(long, value_name = "S", default_value_t = 1, value_parser = super::args::parse_seed)]
-    pub seed: u64,
-    /// Threads that time units at once (1..4096); the projected wall time is for this many
-    /// too. Default: all logical cores.
-    #[arg(short, long, value_parser = parse_threads)]
-    pub threads: Option<usize>,
-    /// Seconds of one thread each sampled set's join may take; longer joins are timed on
-    /// a share of their pieces. Default: 1.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget, allow_hyphen_values = true)]
-    pub budget: f64,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Engine and memory, as for `count`.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-}
-
-fn parse_sample(s: &str) -> Result<u32, String> {
-    match parse_in(s, 2, i128::from(MAX_SAMPLE)) {
-        Ok(v) => Ok(v as u32),
-        Err(Refused::NotANumber) => Err(format!(
-            "'{}' is not a sample size: expected a whole number from 2 to {MAX_SAMPLE}",
-            shown(s)
-        )),
-        Err(Refused::Below(v)) => Err(format!(
-            "--sample {v} is too small: an interval needs at least 2 units"
-        )),
-        Err(Refused::Above(v)) => Err(format!(
-            "--sample {v} is too large: time at most {MAX_SAMPLE} units"
-        )),
-    }
-}
-
-fn parse_budget(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.01..=3600.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{}' is not a time budget: expected seconds from 0.01 to 3600",
-            shown(s)
-        )),
-    }
-}
 
 /// What `estimate --json` prints.
 #[derive(Serialize, Debug)]
@@ -239,10 +178,9 @@ struct Timed {
 }
 
 /// Runs `estimate`.
-pub fn run(a: &EstimateArgs) -> Outcome {
+pub fn run(a: &EstimateOptions) -> Outcome {
     let start = Instant::now();
-    let threads = a.threads.unwrap_or_else(super::default_threads);
-    let sample = a.sample.unwrap_or(if a.n >= 26 { 12 } else { 48 });
+    let (threads, sample) = (a.threads, a.sample);
     let resolved = a.engine.resolve(a.n, threads)?;
     let engine = resolved.engine;
     let auto = Engine::auto(a.n);
@@ -340,11 +278,11 @@ pub fn run(a: &EstimateArgs) -> Outcome {
         breakdown,
     };
     print(&report, a.json)?;
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(Done::Ok)
 }
 
-fn print(r: &Report, json: bool) -> anyhow::Result<()> {
-    let mut out = crate::cli::error::stdout();
+fn print(r: &Report, json: bool) -> Result<(), Failure> {
+    let mut out = super::error::stdout();
     if json {
         writeln!(out, "{}", serde_json::to_string(r)?)?;
         return Ok(());

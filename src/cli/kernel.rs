@@ -8,11 +8,11 @@
 //! are the same). Anything else is refused, so that a typo does not silently measure the
 //! wrong code.
 
-use crate::cli::error::say;
 use crate::engine::isa::{Isa, BUILT_V3};
 use crate::engine::Config;
 
-use super::args::shown;
+use super::error::{say, usage, Failure};
+use crate::runner::shown;
 
 /// The environment variable.
 pub const ENV: &str = "NQUEENS_KERNEL";
@@ -26,7 +26,7 @@ fn asks_baseline() -> bool {
 ///
 /// # Errors
 /// A value other than `auto` or `baseline`, in one line.
-pub fn check_env() -> anyhow::Result<()> {
+pub fn check_env() -> Result<(), Failure> {
     match std::env::var_os(ENV) {
         None => {}
         Some(v) if v == "auto" => {}
@@ -34,9 +34,9 @@ pub fn check_env() -> anyhow::Result<()> {
             "warning: {ENV}=baseline has no effect on this build: it was built for the host CPU (x86-64-v3 features), so it has no baseline code"
         ),
         Some(v) if v == "baseline" => {}
-        Some(v) => crate::cli::error::usage!(
+        Some(v) => usage!(
             "{ENV} must be 'auto' or 'baseline', not '{}'",
-            shown(&v.to_string_lossy())
+            shown::value(&v.to_string_lossy())
         ),
     }
     Ok(())

@@ -6,74 +6,25 @@
 //! progress instead: which shards are valid, missing, duplicated or refused, the partial
 //! sums, the CPU time spent and still to spend, and the missing shards as a Slurm array.
 
-use crate::cli::error::say;
-use crate::cli::error::Failure;
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::bail;
-use clap::Args;
+use anyhow::anyhow;
 
-use super::args::{parse_percent, parse_threads};
-use super::engine::{memory_limit, parse_size};
+use super::engine::Source;
+use super::error::{say, Done, Failure, Outcome};
 use super::format::{bytes, duration, grouped};
+use super::options::MergeOptions;
 use super::report::{print_single, CountReport, RecheckRecord, ShardRecord};
 use super::session;
-use super::{default_threads, Outcome};
 use crate::runner::merge::{self, Status};
 use crate::runner::session::units_within;
 use crate::runner::shard::{size_bound, ShardFile};
 use crate::runner::shown;
 
-/// Arguments of `merge`.
-#[derive(Args, Debug)]
-pub struct MergeArgs {
-    /// Shard files written by `count N --shard K/M --out FILE`, all of one N (pipes too:
-    /// `<(ssh host cat s.json)`).
-    #[arg(value_name = "FILE", required = true)]
-    pub files: Vec<PathBuf>,
-    /// Print the result as one JSON object (as `count --json`, with a certificate: the
-    /// shards' digests and the rechecks' seeds).
-    #[arg(long)]
-    pub json: bool,
-    /// Report on a campaign in progress instead of merging: shards valid, missing,
-    /// duplicated and refused (with why), units and CPU time so far, the partial sums, the
-    /// CPU time still to spend, and the line `missing K,K,K-K` (Slurm --array syntax).
-    /// Exit 0 when every shard is there, 3 when some are missing, 1 when two files of one
-    /// shard disagree.
-    #[arg(long, conflicts_with = "recheck")]
-    pub status: bool,
-    /// Recompute P percent (0..100) of each file's units, at least one per file, chosen at
-    /// random, and refuse the merge if any differs. For shards from machines you do not
-    /// control.
-    #[arg(long, value_name = "P", value_parser = parse_percent)]
-    pub recheck: Option<f64>,
-    /// With --recheck: recount the units by the plain recount (plain backtracking of each
-    /// unit's definition, sharing no code with the quadrant engine's patterns, table, join
-    /// or weights) instead of the engine, to catch a bug of the engine, not only a forged
-    /// or corrupted file. Slow: see `nqueens verify N --units K` for what a unit costs.
-    #[arg(long, requires = "recheck")]
-    pub independent: bool,
-    /// Seed of the --recheck choice (printed on stderr), to repeat a recheck. Default: from
-    /// the clock.
-    #[arg(long, value_name = "S", requires = "recheck")]
-    pub seed: Option<u64>,
-    /// Worker threads for --recheck (1..4096). Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads, requires = "recheck")]
-    pub threads: Option<usize>,
-    /// Memory the merge may use for the files and the unit plan, e.g. 512M, 4G; files or a
-    /// plan that would not fit are refused. Default: 80% of the memory available (as
-    /// `count`).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub max_memory: Option<u64>,
-}
-
 /// The memory a merge may use and what it has taken so far.
 struct Budget {
     limit: u64,
-    source: super::engine::Source,
+    source: Source,
     used: u64,
 }
 
@@ -100,11 +51,11 @@ impl Budget {
 }
 
 /// Runs `merge`.
-pub fn run(a: &MergeArgs) -> Outcome {
+pub fn run(a: &MergeOptions) -> Outcome {
     // Nothing to save on a signal: it ends the run at once (also while a FIFO waits).
     let stop = session::quit_on_signal();
     let wait = session::fifo_wait(stop);
-    let (limit, source) = memory_limit(a.max_memory, 1);
+    let (limit, source) = a.memory;
     let mut budget = Budget {
         limit,
         source,
@@ -126,7 +77,7 @@ pub fn run(a: &MergeArgs) -> Outcome {
     }
     let mut files = Vec::with_capacity(a.files.len());
     for path in &a.files {
-        let f = ShardFile::read(path, wait, budget.left())?;
+        let f = ShardFile::read(path, wait, budget.left()).map_err(anyhow::Error::from)?;
         budget.charge(&f);
         files.push((shown::path(path), f));
     }
@@ -134,15 +85,10 @@ pub fn run(a: &MergeArgs) -> Outcome {
     let plan = merge::plan_of(&files, max, &budget.describe(), stop).map_err(anyhow::Error::msg)?;
     let tally = merge::merge(&plan, &files).map_err(anyhow::Error::msg)?;
     let mut rechecks = Vec::new();
-    if let Some(percent) = a.recheck {
-        let seed = a.seed.unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-        });
+    if let Some(r) = a.recheck {
+        let (percent, seed, threads) = (r.percent, r.seed, r.threads);
         let sample = merge::recheck_sample(&files, percent, seed);
-        let threads = a.threads.unwrap_or_else(default_threads);
-        let checked = if a.independent {
+        let checked = if r.independent {
             merge::recheck_independent(&plan, &files, &sample, threads, stop)
         } else {
             merge::recheck(&plan, &files, &sample, threads, &super::kernel::config())
@@ -150,15 +96,15 @@ pub fn run(a: &MergeArgs) -> Outcome {
         let k = match checked {
             Ok(k) => k,
             // A unit that recomputes differently is a failed check (exit code 1).
-            Err(merge::RecheckError::Differs(why)) => return Err(Failure::CheckFailed(why).into()),
+            Err(merge::RecheckError::Differs(why)) => return Err(Failure::check(why)),
             Err(merge::RecheckError::Failed(e)) => return Err(e.into()),
         };
-        let method = if a.independent {
+        let method = if r.independent {
             "independent"
         } else {
             "engine"
         };
-        let how = if a.independent { " --independent" } else { "" };
+        let how = if r.independent { " --independent" } else { "" };
         say!("nqueens: rechecked {k} units (--recheck {percent}{how} --seed {seed}): all match");
         rechecks.push(RecheckRecord {
             method,
@@ -175,7 +121,9 @@ pub fn run(a: &MergeArgs) -> Outcome {
         .iter()
         .try_fold(0usize, |t, (_, f)| t.checked_add(f.threads));
     let (Some(threads), true) = (threads, seconds.is_finite()) else {
-        bail!("the shards' threads or seconds add up past what can be counted");
+        return Err(
+            anyhow!("the shards' threads or seconds add up past what can be counted").into(),
+        );
     };
     let mut report = CountReport::new(&counts, &plan, seconds, threads);
     report.certificate.rechecks = rechecks;
@@ -191,13 +139,13 @@ pub fn run(a: &MergeArgs) -> Outcome {
             threads: f.threads,
         })
         .collect();
-    print_single(&report, a.json, &mut crate::cli::error::stdout())
+    print_single(&report, a.json, &mut super::error::stdout())
 }
 
 /// Prints `merge --status` and returns its exit code: 0 complete, 3 shards missing, 1 two
 /// files of one shard disagree.
 fn print_status(st: &Status, json: bool) -> Outcome {
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     let missing = if st.missing.is_empty() {
         "none".to_string()
     } else {
@@ -269,12 +217,13 @@ fn print_status(st: &Status, json: bool) -> Outcome {
         }
     }
     out.flush()?;
-    Ok(if st.conflicts() {
-        say!("nqueens: two files of one shard disagree: see the CONFLICT lines");
-        ExitCode::from(1)
+    if st.conflicts() {
+        Err(Failure::check(
+            "two files of one shard disagree: see the CONFLICT lines",
+        ))
     } else if st.complete() {
-        ExitCode::SUCCESS
+        Ok(Done::Ok)
     } else {
-        ExitCode::from(3)
-    })
+        Ok(Done::Incomplete)
+    }
 }

@@ -28,20 +28,16 @@
 //! breaks the protocol (another program, a corrupted message) is one line, then
 //! `MPI_Abort` with code 2: its sender may never answer, so it is not waited for.
 
-use crate::cli::error::usage;
-use std::process::ExitCode;
-
-use anyhow::bail;
+use anyhow::anyhow;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 
 use super::engine::EnginePlan;
+use super::error::{one_line, say, usage, Done, Failure, Outcome};
 use super::format::bytes;
 use super::options::{CountOptions, MpiCount};
-use super::progress::Progress;
-use super::report::{print_single, CountReport};
+use super::report::print_run;
 use super::session;
-use super::Outcome;
 use crate::runner::mpi::{self as dist, wire::Offer, Answer, MpiError, Opening};
 use crate::runner::session::{Scope, Session, SessionError, BYTES_PER_UNIT};
 use crate::runner::shown;
@@ -50,7 +46,7 @@ use crate::{Engine, UnitPlan};
 /// Runs `count n --mpi` on this rank.
 pub fn count(m: &MpiCount, o: &CountOptions) -> Outcome {
     let Some(universe) = mpi::initialize() else {
-        bail!("MPI is already initialized");
+        return Err(Failure::Other(anyhow!("MPI is already initialized")));
     };
     let world = universe.world();
     if world.size() < 2 {
@@ -63,41 +59,46 @@ pub fn count(m: &MpiCount, o: &CountOptions) -> Outcome {
     };
     // Say why while MPI is still up: once a rank has finalized (when `universe` is dropped)
     // and exits with an error, mpirun may end the others before they have said theirs.
-    Ok(match run {
-        Ok(code) => code,
-        Err(e) => {
-            let code = super::error::report(&e, super::entry::one_line, "nqueens count --help");
-            if needs_abort(&e) {
-                // The rank that broke the protocol may never answer: end the job.
-                world.abort(2);
-            }
-            code
+    run.map_err(|e| {
+        let (failure, abort) = match e {
+            Broken::Protocol(e) => (Failure::Other(e), true),
+            Broken::Failure(f) => (f, false),
+        };
+        failure.say("nqueens count --help");
+        if abort {
+            // The rank that broke the protocol may never answer: end the job.
+            world.abort(2);
         }
+        Failure::Said(Box::new(failure))
     })
 }
 
-/// True for a protocol error, after which no rank can be waited for.
-fn needs_abort(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        matches!(c.downcast_ref(), Some(MpiError::Protocol(_)))
-            || matches!(
-                c.downcast_ref(),
-                Some(SessionError::Mpi(MpiError::Protocol(_)))
-            )
-    })
+/// How a rank's run failed: a message that broke the protocol, after which no rank can be
+/// waited for (the job is aborted), or any other failure.
+enum Broken {
+    /// A protocol error, with the context that names this rank.
+    Protocol(anyhow::Error),
+    /// Anything else.
+    Failure(Failure),
 }
 
-/// A refusal is a usage error (exit 2, "see --help", where the rules are); anything else
-/// is passed on as it is.
-fn mpi_error(e: MpiError) -> anyhow::Error {
+impl<E: Into<Failure>> From<E> for Broken {
+    fn from(e: E) -> Broken {
+        Broken::Failure(e.into())
+    }
+}
+
+/// A refusal is a usage error (exit 2, "see --help", where the rules are); a protocol error
+/// ends the job.
+fn mpi_error(e: MpiError) -> Broken {
     match e {
-        MpiError::Refused { .. } => super::error::usage_error(e.to_string()),
-        MpiError::Protocol(_) => e.into(),
+        MpiError::Refused { .. } => Broken::Failure(Failure::Usage(e.to_string())),
+        MpiError::Protocol(_) => Broken::Protocol(e.into()),
     }
 }
 
 /// Rank 0: the plan, the offer, the schedule, the report.
-fn lead(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome {
+fn lead(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Result<Done, Broken> {
     dist::greet(world).map_err(mpi_error)?;
     let shared_by = dist::node_ranks(world);
     let session = match open(m, o, shared_by) {
@@ -108,36 +109,20 @@ fn lead(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome {
         }
         Err(e) => {
             dist::cancel(world, "rank 0 could not start (it says why)");
-            return Err(e);
+            return Err(e.into());
         }
     };
     let crew = dist::offer(world, session.plan()).map_err(mpi_error)?;
-    let n = m.n;
-    let progress = Progress::new(
-        !o.quiet,
-        n,
-        session.plan().engine(),
-        session.units(),
-        &session.done(),
-    );
-    let run = session
-        .on_done(|u, r| progress.done(u, r))
-        .run_mpi(world, &crew);
-    progress.finish(); // before any message, even a failed run's
-    let run = run?;
-    if run.interrupted {
-        return Ok(session::interrupted(&run));
-    }
-    let counts = run.counts()?;
+    let run = session::run(session, o.quiet, |s| s.run_mpi(world, &crew)).map_err(|e| match e {
+        SessionError::Mpi(e) => mpi_error(e),
+        other => other.into(),
+    })?;
+    let Some(run) = run else {
+        return Ok(Done::Interrupted);
+    };
     // The table figure is the largest a computing rank builds (each builds its own, as its
     // memory allows).
-    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads)
-        .with_speed(
-            counts.nodes - run.resumed.nodes,
-            counts.pairs_tested - run.resumed.pairs,
-        )
-        .with_table(crew.table_bytes);
-    print_single(&report, o.json, &mut crate::cli::error::stdout())
+    Ok(print_run(&run, crew.table_bytes, o.json)?)
 }
 
 /// Rank 0's session: its engine from its own options and its share of the node's memory,
@@ -146,25 +131,33 @@ fn open(
     m: &MpiCount,
     o: &CountOptions,
     shared_by: u32,
-) -> anyhow::Result<Option<Session<'static>>> {
+) -> Result<Option<Session<'static>>, Failure> {
     let chosen = m.engine.resolve_shared(m.n, o.threads, shared_by)?;
     let Some(plan) = chosen.plan(m.n, session::stop_flag())? else {
         return Ok(None);
     };
-    session::open(plan, Scope::All, chosen.config, m.checkpoint.as_deref())
+    Ok(session::open(
+        plan,
+        Scope::All,
+        chosen.config,
+        m.checkpoint.as_deref(),
+    )?)
 }
 
 /// A computing rank: rank 0's plan, built and checked, then its units.
-fn follow(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome {
+fn follow(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Result<Done, Broken> {
     let rank = world.rank();
     // This rank's message names it: several ranks may say theirs.
-    let mpi_error = |e: MpiError| mpi_error(e).context(format!("rank {rank}"));
+    let mpi_error = |e: MpiError| match mpi_error(e) {
+        Broken::Protocol(e) => Broken::Protocol(e.context(format!("rank {rank}"))),
+        refused => refused,
+    };
     dist::hello(world);
     let shared_by = dist::node_ranks(world);
     let offer = match dist::opening(world).map_err(mpi_error)? {
         Opening::Offer(offer) => offer,
         // Rank 0 says why; this rank did nothing wrong.
-        Opening::Cancel => return Ok(ExitCode::SUCCESS),
+        Opening::Cancel => return Ok(Done::Ok),
     };
     let built = build(&offer, m, o.threads, shared_by, rank);
     let shown = built
@@ -184,13 +177,14 @@ fn follow(world: &SimpleCommunicator, m: &MpiCount, o: &CountOptions) -> Outcome
                 o.threads,
             )
             .map_err(mpi_error)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(Done::Ok)
         }
-        (Answer::Refused(reason), _) => {
-            usage!("rank {rank} refuses {}: {reason}", dist::describe(&offer))
-        }
+        (Answer::Refused(reason), _) => Err(Broken::Failure(Failure::Usage(format!(
+            "rank {rank} refuses {}: {reason}",
+            dist::describe(&offer)
+        )))),
         // Another rank refused: rank 0 says which.
-        _ => Ok(ExitCode::SUCCESS),
+        _ => Ok(Done::Ok),
     }
 }
 
@@ -238,13 +232,13 @@ fn build(
     // The plan is needed, the table only saves time: room is kept for the plan first.
     let plan_bytes = offer.units.saturating_mul(BYTES_PER_UNIT);
     let chosen = EnginePlan::fit(engine, m.n, threads, limit, source, plan_bytes)
-        .map_err(|e| super::entry::one_line(&e.to_string()))?;
+        .map_err(|e| one_line(&e.to_string()))?;
     let plan = chosen
         .plan(m.n, session::stop_flag())
-        .map_err(|e| super::entry::one_line(&format!("{e:#}")))?
+        .map_err(|e| one_line(&format!("{e:#}")))?
         .ok_or("interrupted while it built the plan")?;
     if let Some(table) = engine.table_bytes(m.n).filter(|_| chosen.table_bytes == 0) {
-        super::error::say!(
+        say!(
             "nqueens: warning: rank {rank}: the quadrant table of n = {} ({}) does not fit beside the plan and lists in the {} {source}: this rank searches each set's quadrants instead (the same counts, slower)",
             m.n,
             bytes(table),

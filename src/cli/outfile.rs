@@ -6,8 +6,9 @@
 //! FIFO or character device is written in place (a FIFO's reader waited for as `wait` says),
 //! anything else is refused.
 
-use crate::cli::error::Failure;
 use std::io::Write;
+
+use super::error::Failure;
 use std::path::Path;
 
 use crate::runner::fifo::Wait;
@@ -17,18 +18,15 @@ use crate::runner::shown;
 ///
 /// # Errors
 /// One line naming the file: a directory, a loop of links, or the I/O error.
-pub fn write(path: &Path, bytes: &[u8], wait: Wait<'_>) -> anyhow::Result<()> {
+pub fn write(path: &Path, bytes: &[u8], wait: Wait<'_>) -> Result<(), Failure> {
     if path.as_os_str() == "-" {
-        let mut out = crate::cli::error::stdout();
+        let mut out = super::error::stdout();
         out.write_all(bytes)?;
         return Ok(out.flush()?);
     }
-    crate::runner::outfile::write_file(path, bytes, wait).map_err(|source| {
-        Failure::Write {
-            what: shown::path(path),
-            source,
-        }
-        .into()
+    crate::runner::outfile::write_file(path, bytes, wait).map_err(|source| Failure::Write {
+        what: shown::path(path),
+        source,
     })
 }
 

@@ -5,47 +5,20 @@
 //! this file gathers the costs and formats.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::bail;
-use clap::Args;
 use serde::Serialize;
 
-use super::args::{parse_n, parse_workers};
-use super::engine::EngineArgs;
+use super::error::{Done, Outcome};
 use super::format::{duration, grouped};
+use super::options::PlanOptions;
 use super::report::estimate_seconds;
-use super::Outcome;
 use crate::engine::cost;
 use crate::engine::plan::Sum;
 use crate::runner::shown;
 use crate::runner::stats::{CostSpread, Makespan};
 use crate::runner::{checkpoint, schedule};
 use crate::UnitPlan;
-
-/// Arguments of `plan`.
-#[derive(Args, Debug)]
-pub struct PlanArgs {
-    /// Board size N (1..64).
-    #[arg(value_name = "N", value_parser = parse_n)]
-    pub n: u32,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Print statistics: unit count, cost distribution and makespan on --workers.
-    #[arg(long)]
-    pub stats: bool,
-    /// With --stats: replay the measured per-unit nodes of a complete checkpoint of this N
-    /// (from `count N --checkpoint FILE`) instead of estimated costs.
-    #[arg(long, value_name = "CHECKPOINT", requires = "stats")]
-    pub costs: Option<PathBuf>,
-    /// With --stats: worker counts to estimate the makespan for. Default: 64,1024.
-    #[arg(long, value_delimiter = ',', default_value = "64,1024", value_parser = parse_workers)]
-    pub workers: Vec<usize>,
-    /// Engine whose plan to show (auto: as `count` would pick on this machine's cores).
-    #[command(flatten)]
-    pub engine: EngineArgs,
-}
 
 /// One unit, as printed by `plan --json`.
 #[derive(Serialize)]
@@ -123,7 +96,7 @@ fn unit_row(n: u32, u: &crate::Unit, cost: u64) -> UnitRow {
     }
 }
 
-fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
+fn stats(plan: &UnitPlan, a: &PlanOptions) -> anyhow::Result<Stats> {
     let order = schedule::largest_first(plan);
     let (costs, what): (Vec<u64>, &'static str) = match &a.costs {
         None => (order.iter().map(|&(_, c)| c).collect(), "estimated"),
@@ -176,19 +149,19 @@ fn stats(plan: &UnitPlan, a: &PlanArgs) -> anyhow::Result<Stats> {
 }
 
 /// Runs `plan`.
-pub fn run(a: &PlanArgs) -> Outcome {
-    let chosen = a.engine.resolve(a.n, super::default_threads())?;
+pub fn run(a: &PlanOptions) -> Outcome {
+    let chosen = a.chosen;
     let engine = chosen.engine;
     // No signal handler here: SIGTERM ends `plan` at once, so nothing need stop it.
     let plan = chosen
         .plan(a.n, &crate::engine::NEVER)?
         .expect("never stopped");
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     if a.stats {
         let s = stats(&plan, a)?;
         if a.json {
             writeln!(out, "{}", serde_json::to_string(&s)?)?;
-            return Ok(std::process::ExitCode::SUCCESS);
+            return Ok(Done::Ok);
         }
         let g = |x: u64| grouped(u128::from(x));
         writeln!(
@@ -246,7 +219,7 @@ pub fn run(a: &PlanArgs) -> Outcome {
                 100.0 * m.bound
             )?;
         }
-        return Ok(std::process::ExitCode::SUCCESS);
+        return Ok(Done::Ok);
     }
     let costs = cost::estimates(&plan);
     let rows: Vec<UnitRow> = plan
@@ -284,5 +257,5 @@ pub fn run(a: &PlanArgs) -> Outcome {
             )?;
         }
     }
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(Done::Ok)
 }

@@ -2,14 +2,13 @@
 //! a table row or a JSON line), its comparison with the known table, and the rough time
 //! estimate behind the long-run warning.
 
-use crate::cli::error::say;
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use super::engine::EnginePlan;
+use super::error::{Done, Failure, Outcome};
 use super::format::{bytes, duration, grouped, si};
 use crate::engine::plan::Engine;
 use crate::{known, runner, Counts, UnitPlan};
@@ -322,11 +321,15 @@ pub fn estimate_seconds(n: u32, threads: usize, engine: Engine) -> f64 {
 
 /// Counts one size with `engine` on `threads` threads and times it (plan building and the
 /// quadrant table included).
+///
+/// # Errors
+/// [`Failure::CheckFailed`] for a broken symmetry identity (a wrong count); any other
+/// failure to count.
 pub fn timed_count(
     n: u32,
     threads: usize,
     chosen: &EnginePlan,
-) -> anyhow::Result<(Counts, UnitPlan, f64)> {
+) -> Result<(Counts, UnitPlan, f64), Failure> {
     let start = Instant::now();
     let plan = chosen
         .plan(n, &crate::engine::NEVER)?
@@ -335,12 +338,23 @@ pub fn timed_count(
     Ok((counts, plan, start.elapsed().as_secs_f64()))
 }
 
-/// Prints one count's report (text block or JSON line); exit 1 on a mismatch with the table.
-pub fn print_single(
-    report: &CountReport,
-    json: bool,
-    out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+/// The report of a finished session (`count N`, `count N --mpi`), printed: its counts, its
+/// speed over the work this run did (not what it resumed), the table it used (`count
+/// --mpi`: the largest a computing rank built). A failed check on a mismatch with the table.
+pub fn print_run(run: &runner::session::Run, table_bytes: u64, json: bool) -> Outcome {
+    let counts = run.counts()?;
+    let report = CountReport::new(&counts, &run.plan, run.seconds, run.threads)
+        .with_speed(
+            counts.nodes - run.resumed.nodes,
+            counts.pairs_tested - run.resumed.pairs,
+        )
+        .with_table(table_bytes);
+    print_single(&report, json, &mut super::error::stdout())
+}
+
+/// Prints one count's report (text block or JSON line); a failed check on a mismatch with
+/// the table.
+pub fn print_single(report: &CountReport, json: bool, out: &mut impl Write) -> Outcome {
     let text = if json {
         serde_json::to_string(report)? + "\n"
     } else {
@@ -351,20 +365,10 @@ pub fn print_single(
         // The report on stdout says it too, but a script that reads only the exit code and
         // stderr (or sends stdout to a file, or closes the pipe early) must see why it
         // failed: exit 1 even when the report could not be written.
-        say!("nqueens: {}", report.mismatch_line());
-        return Ok(ExitCode::from(1));
+        return Err(Failure::check(report.mismatch_line()));
     }
     written?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// True if `e` is a broken symmetry identity (a wrong count: exit code 1), not a failure to
-/// count (exit code 2).
-pub fn is_failed_check(e: &anyhow::Error) -> bool {
-    matches!(
-        e.downcast_ref::<crate::Error>(),
-        Some(crate::Error::Inconsistent { .. })
-    )
+    Ok(Done::Ok)
 }
 
 #[cfg(test)]

@@ -1,15 +1,16 @@
 //! The command-line side of a long count, shared by `count` and `count --mpi`: the stop flag
 //! raised by signals, opening a [`Session`] with its checkpoint (saying on stderr what it
-//! resumes), and the message of an interrupted run. Also what a signal does in the commands
-//! that have nothing to save, and how every command waits for a FIFO's other end.
+//! resumes), the one pipeline that runs it ([`run`]: progress bar, run, the message of an
+//! interrupted run). Also what a signal does in the commands that have nothing to save, and
+//! how every command waits for a FIFO's other end.
 
-use crate::cli::error::say;
 use std::path::Path;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use super::error::{say, Done};
 use super::format::grouped;
+use super::progress::Progress;
 use crate::engine::Config;
 use crate::runner::fifo::{Peer, Wait};
 use crate::runner::session::{Run, Scope, Session};
@@ -54,9 +55,9 @@ pub fn stop_flag() -> &'static AtomicBool {
 
 /// The end of a run stopped before any unit ran (while the plan or a shard's units were
 /// being made): exit code 130, as after SIGINT; a checkpoint is left as it was.
-pub fn stopped_early() -> ExitCode {
+pub fn stopped_early() -> Done {
     say!("nqueens: interrupted before any unit ran; nothing was changed");
-    ExitCode::from(130)
+    Done::Interrupted
 }
 
 /// For commands with nothing to save (every command but a single count and animate on a
@@ -81,7 +82,7 @@ pub fn quit_on_signal() -> &'static AtomicBool {
 fn stop_signal_taken() -> bool {
     #[cfg(unix)]
     {
-        let taken = super::animate::signals::not_default();
+        let taken = not_default();
         [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
             .into_iter()
             .any(taken)
@@ -139,16 +140,16 @@ pub fn open(
 
 /// Tells that a finished run's shard file was not written (`why`: the wait for the FIFO's
 /// reader was interrupted) and how to get it; returns exit code 130.
-pub fn interrupted_output(run: &Run, why: &dyn std::fmt::Display) -> ExitCode {
+pub fn interrupted_output(run: &Run, why: &dyn std::fmt::Display) -> Done {
     match run.checkpoint_path() {
         Some(p) => say!("nqueens: {why}: the shard file was not written; all its units are saved in {}: run the same command again to write it", shown::path(p)),
         None => say!("nqueens: {why}: the shard file was not written and nothing was saved (use --checkpoint FILE to keep the units)"),
     }
-    ExitCode::from(130)
+    Done::Interrupted
 }
 
-/// Tells how an interrupted run can go on; returns exit code 130 (as after SIGINT).
-pub fn interrupted(run: &Run) -> ExitCode {
+/// Tells how an interrupted run can go on (exit code 130, as after SIGINT).
+fn interrupted(run: &Run) {
     let (d, t) = (
         grouped(run.done() as u128),
         grouped(run.units.len() as u128),
@@ -157,5 +158,57 @@ pub fn interrupted(run: &Run) -> ExitCode {
         Some(p) => say!("nqueens: interrupted: {d} of {t} units are saved in {}; run the same command again to resume", shown::path(p)),
         None => say!("nqueens: interrupted after {d} of {t} units; nothing was saved (use --checkpoint FILE to make a count resumable)"),
     }
-    ExitCode::from(130)
+}
+
+/// The one pipeline of a long count, local (`count N`) or over MPI (rank 0 of
+/// `count N --mpi`): a progress bar over the session's units (those resumed from its
+/// checkpoint shown done), the run by `runner` (`Session::run_local` or
+/// `Session::run_mpi`), the bar cleared before anything else is said, failed run or not.
+/// Returns the run if it went to its end, None if a signal stopped it (said on stderr,
+/// with how to resume).
+///
+/// # Errors
+/// The runner's, as it returned it.
+pub fn run<E>(
+    session: Session<'_>,
+    quiet: bool,
+    runner: impl for<'s> FnOnce(Session<'s>) -> Result<Run, E>,
+) -> Result<Option<Run>, E> {
+    let plan = session.plan();
+    let progress = Progress::new(
+        !quiet,
+        plan.n(),
+        plan.engine(),
+        session.units(),
+        &session.done(),
+    );
+    let run = runner(session.on_done(|u, r| progress.done(u, r)));
+    progress.finish(); // before any message, even a failed run's
+    let run = run?;
+    if run.interrupted {
+        interrupted(&run);
+        return Ok(None);
+    }
+    Ok(Some(run))
+}
+
+/// Which of the signals a program may catch do not have their default action here: those
+/// ignored (`nohup` ignores SIGHUP; a shell ignores SIGINT and SIGQUIT in a background job
+/// of a script) or caught already, as the `SigIgn` and `SigCgt` masks of
+/// /proc/self/status say (bit k - 1 for signal k). Without /proc, SIGPIPE alone, which
+/// Rust's runtime ignores before `main`. (`quit_on_signal` and `animate` leave those
+/// signals as they found them.)
+#[cfg(unix)]
+pub(crate) fn not_default() -> impl Fn(i32) -> bool {
+    let mask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let mask = |field: &str| {
+                let hex = status.lines().find_map(|l| l.strip_prefix(field))?;
+                u64::from_str_radix(hex.trim(), 16).ok()
+            };
+            Some(mask("SigIgn:")? | mask("SigCgt:")?)
+        })
+        .unwrap_or(1 << (signal_hook::consts::SIGPIPE - 1));
+    move |signal| (1..=64).contains(&signal) && mask & (1u64 << (signal - 1)) != 0
 }

@@ -5,109 +5,53 @@
 //! (`engine::recount`), and compares them unit by unit: the check that reaches the
 //! frontier, where no known value does.
 
-use crate::cli::error::say;
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::ExitCode;
 
-use clap::Args;
 use serde::Serialize;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::args::{parse_n, parse_percent, parse_threads};
-use super::bfile::Sequence;
-use super::engine::EngineArgs;
+use super::args::EngineArgs;
+use super::error::{say, Done, Failure, Outcome};
 use super::format::{fine_duration, grouped};
-use super::report::{is_failed_check, timed_count, KnownCheck};
+use super::options::{clock_seed, UnitsCheck, VerifyMode, VerifyOptions};
+use super::report::{timed_count, KnownCheck};
 use super::session;
-use super::{default_threads, Outcome};
 use crate::reference;
 use crate::runner::recount::{self, Compared};
 
 /// Largest n checked against the reference solver (10! = 3.6 million permutations).
 pub const REFERENCE_MAX: u32 = 10;
 
-/// Arguments of `verify`.
-#[derive(Args, Debug)]
-pub struct VerifyArgs {
-    /// With --units: the board size N (12..32 for the quadrant plan) whose units to
-    /// recount.
-    #[arg(value_name = "N", value_parser = parse_n, requires = "units", conflicts_with_all = ["bfile", "max"])]
-    pub n: Option<u32>,
-    /// Recount K units of N's plan, drawn at random (--seed), by the plain recount (each
-    /// unit's definition by plain backtracking, sharing no code with the quadrant engine's
-    /// patterns, table, join or weights) and by the engine, and compare them unit by unit;
-    /// exit 1 on any difference.
-    #[arg(long, value_name = "K", requires = "n", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub units: Option<u32>,
-    /// Seed of the --units draw (printed on stderr when not given). Default: from the clock.
-    #[arg(long, value_name = "S", requires = "units")]
-    pub seed: Option<u64>,
-    /// With --units: draw among the P percent of the total's units with the lowest cost
-    /// estimate (default 1) instead of among all units: from N = 24 a random unit takes
-    /// hours to recount plainly. The cheapest units are sparse (many have no solution).
-    #[arg(long, value_name = "P", requires = "units", num_args = 0..=1, default_missing_value = "1", value_parser = parse_share)]
-    pub cheapest: Option<f64>,
-    /// With --units: print one JSON object (the seed, every unit's two results and times).
-    #[arg(long, requires = "units")]
-    pub json: bool,
-    /// Largest n to check. Default: 17 (2 s on 2 cores; 18 takes about 5 s).
-    #[arg(long, value_parser = parse_n, default_value = "17", allow_negative_numbers = true)]
-    pub max: u32,
-    /// Worker threads (1..4096). Default: all logical cores.
-    #[arg(short = 't', long, value_parser = parse_threads, allow_negative_numbers = true)]
-    pub threads: Option<usize>,
-    /// Check an OEIS b-file instead of the table: recount each term with n <= --max and
-    /// report it as ok, MISMATCH or skipped. `-` reads stdin.
-    #[arg(long, value_name = "FILE")]
-    pub bfile: Option<PathBuf>,
-    /// The sequence of --bfile: total (A000170, the default) or unique (A002562).
-    #[arg(long, value_enum, value_name = "SEQ", requires = "bfile")]
-    pub sequence: Option<Sequence>,
-    /// Engine selection (auto: the quadrant engine from n = 12 on). To cross-check the two
-    /// engines, run verify once with each.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-}
-
-/// Parses the share of `--cheapest`: a percentage above 0.
-fn parse_share(s: &str) -> Result<f64, String> {
-    match parse_percent(s)? {
-        p if p > 0.0 => Ok(p),
-        _ => Err("--cheapest 0 draws from no unit: give a percentage above 0".into()),
-    }
-}
-
 /// Runs `verify`.
-pub fn run(a: &VerifyArgs) -> Outcome {
-    let threads = a.threads.unwrap_or_else(default_threads);
-    if let (Some(n), Some(k)) = (a.n, a.units) {
-        return verify_units(a, n, k as usize, threads);
-    }
-    if let Some(path) = &a.bfile {
-        return super::bfile::verify(
+pub fn run(o: &VerifyOptions) -> Outcome {
+    let threads = o.threads;
+    match &o.mode {
+        VerifyMode::Table { max } => verify_table(*max, threads, &o.engine),
+        VerifyMode::Units(u) => verify_units(u, threads, &o.engine),
+        VerifyMode::Bfile {
             path,
-            a.sequence.unwrap_or_default(),
-            a.max,
-            threads,
-            &a.engine,
-        );
+            sequence,
+            max,
+        } => super::bfile::verify(path, *sequence, *max, threads, &o.engine),
     }
-    let mut out = crate::cli::error::stdout();
+}
+
+/// `verify [--max MAX]`: one row per n = 1..=MAX, each checked three ways.
+fn verify_table(max: u32, threads: usize, engine: &EngineArgs) -> Outcome {
+    let mut out = super::error::stdout();
     writeln!(
         out,
         "{:>3} {:>20} {:>19} {:>9} {:>9} {:>9}  status",
         "n", "total", "unique", "burnside", "reference", "known"
     )?;
     let mut bad = 0;
-    for n in 1..=a.max {
-        // Burnside's identities are checked inside every count; a failure is an error there.
-        // Any other error (the OS refusing threads) is no failed check: it ends the run.
-        let chosen = a.engine.resolve(n, threads)?;
+    for n in 1..=max {
+        // Burnside's identities are checked inside every count; a failure is a failed check
+        // there. Any other error (the OS refusing threads) is no failed check: it ends the run.
+        let chosen = engine.resolve(n, threads)?;
         let (burnside, counts) = match timed_count(n, threads, &chosen) {
             Ok((c, _, _)) => ("ok", Some(c)),
-            Err(e) if is_failed_check(&e) => {
-                say!("n = {n}: {e}");
+            Err(Failure::CheckFailed(why)) => {
+                say!("n = {n}: {}", why.as_deref().unwrap_or("a check failed"));
                 ("FAILED", None)
             }
             Err(e) => return Err(e),
@@ -147,14 +91,15 @@ pub fn run(a: &VerifyArgs) -> Outcome {
         out.flush()?;
     }
     if bad > 0 {
-        writeln!(out, "{bad} of {} rows failed", a.max)?;
+        writeln!(out, "{bad} of {max} rows failed")?;
         out.flush()?;
         // Said on stderr too, for scripts that keep only the exit code and stderr.
-        say!("nqueens: verify: {bad} of {} rows failed", a.max);
-        Ok(ExitCode::from(1))
+        Err(Failure::check(format!(
+            "verify: {bad} of {max} rows failed"
+        )))
     } else {
-        writeln!(out, "all {} rows ok", a.max)?;
-        Ok(ExitCode::SUCCESS)
+        writeln!(out, "all {max} rows ok")?;
+        Ok(Done::Ok)
     }
 }
 
@@ -256,16 +201,15 @@ fn unit_line(u: &UnitCheck) -> String {
 
 /// `verify N --units K`: K units drawn from N's plan, counted by the engine and by the
 /// plain recount, compared unit by unit.
-fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
-    let chosen = a.engine.resolve(n, threads)?;
+fn verify_units(a: &UnitsCheck, threads: usize, engine: &EngineArgs) -> Outcome {
+    let (n, k) = (a.n, a.units);
+    let chosen = engine.resolve(n, threads)?;
     let stop = session::stop_flag();
     let Some(plan) = chosen.plan(n, stop)? else {
         return Ok(session::stopped_early());
     };
     let seed = a.seed.unwrap_or_else(|| {
-        let s = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
+        let s = clock_seed();
         say!("nqueens: drawing units with --seed {s}");
         s
     });
@@ -275,7 +219,7 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
     let Some(units) = recount::draw(&plan, k, seed, a.cheapest, stop) else {
         return Ok(session::stopped_early());
     };
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     let among = match a.cheapest {
         Some(p) => format!("among the cheapest {p}% by the plan's cost estimate"),
         None => "among all units".to_string(),
@@ -314,10 +258,10 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
             let _ = std::io::stdout().write_all(line.as_bytes());
         }
     })?;
-    let mut out = crate::cli::error::stdout();
+    let mut out = super::error::stdout();
     let Some(compared) = compared else {
         say!("nqueens: interrupted: the units finished so far are printed above");
-        return Ok(ExitCode::from(130));
+        return Ok(Done::Interrupted);
     };
     let checks: Vec<UnitCheck> = compared.iter().map(unit_check).collect();
     let differing: Vec<(u32, u64, u64)> = checks
@@ -357,30 +301,11 @@ fn verify_units(a: &VerifyArgs, n: u32, k: usize, threads: usize) -> Outcome {
     out.flush()?;
     if let Some(&(id, engine, plain)) = differing.first() {
         // Said on stderr too, for scripts that keep only the exit code and stderr.
-        say!(
-            "nqueens: verify: {} of {} units differ (first: unit {id}, engine {engine} solutions, plain recount {plain})",
+        return Err(Failure::check(format!(
+            "verify: {} of {} units differ (first: unit {id}, engine {engine} solutions, plain recount {plain})",
             differing.len(),
             compared.len(),
-        );
-        return Ok(ExitCode::from(1));
+        )));
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_broken_identity_counts_as_a_failed_row() {
-        // A thread pool the OS refused was reported as "FAILED ... MISMATCH", exit 1.
-        let broken = crate::Error::Inconsistent {
-            n: 8,
-            detail: "F90 = 1 is odd".into(),
-        };
-        assert!(is_failed_check(&broken.into()));
-        let refused = crate::Error::ThreadPool("Resource temporarily unavailable".into());
-        assert!(!is_failed_check(&refused.into()));
-        assert!(!is_failed_check(&anyhow::anyhow!("other")));
-    }
+    Ok(Done::Ok)
 }

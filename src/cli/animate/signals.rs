@@ -114,23 +114,10 @@ fn catchable() -> Vec<i32> {
     all
 }
 
-/// Which signals are ignored or caught already, before any is caught here: the `SigIgn` and
-/// `SigCgt` masks of /proc/self/status (bit k - 1 for signal k). Without /proc, SIGPIPE
-/// alone, which Rust's runtime ignores before `main`.
+/// Which signals are ignored or caught already (lives beside the command's own signal
+/// handling, which needs it too, so that it imports nothing of `animate`).
 #[cfg(unix)]
-pub(crate) fn not_default() -> impl Fn(i32) -> bool {
-    let mask = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            let mask = |field: &str| {
-                let hex = status.lines().find_map(|l| l.strip_prefix(field))?;
-                u64::from_str_radix(hex.trim(), 16).ok()
-            };
-            Some(mask("SigIgn:")? | mask("SigCgt:")?)
-        })
-        .unwrap_or(1 << (signal_hook::consts::SIGPIPE - 1));
-    move |signal| (1..=64).contains(&signal) && mask & (1u64 << (signal - 1)) != 0
-}
+pub(crate) use crate::cli::session::not_default;
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {

@@ -10,11 +10,10 @@
 //! its slot. So the file grows with the number of steps only, about 0.3 KB per frame at
 //! n = 8, and `--until` and `--max-frames` bound it.
 
-use crate::cli::error::usage;
+use crate::cli::error::{usage, Done, Failure};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
-use std::process::ExitCode;
 
 use super::{record, AnimateArgs, Tally};
 use crate::cli::format::grouped;
@@ -77,14 +76,14 @@ pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
             grouped(anim.svg.len() as u128)
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Done::Ok)
 }
 
 /// Runs the search up to `a.until` (at most `a.max_frames` steps) and builds the SVG.
 ///
 /// # Errors
 /// A delay of 0 (an SVG needs time between frames), or a search longer than the frame cap.
-pub fn build(mut steps: Steps, a: &AnimateArgs) -> anyhow::Result<Animation> {
+pub fn build(mut steps: Steps, a: &AnimateArgs) -> Result<Animation, Failure> {
     if a.delay == 0 {
         usage!("an SVG needs time between frames: use --delay of at least 1 ms with --svg");
     }

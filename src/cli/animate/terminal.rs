@@ -31,7 +31,6 @@
 //! in the drawing loop: see [`hangup`](super::hangup) for why.
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
@@ -48,7 +47,7 @@ use super::hangup::Hangup;
 use super::signals::{self, Fatal};
 use super::{record, AnimateArgs, Tally, DELAY_MAX_MS};
 use crate::cli::render::one_based;
-use crate::cli::Outcome;
+use crate::cli::{Done, Outcome};
 use crate::{Step, Steps};
 
 /// Test hook: `NQUEENS_TEST_PANIC_AFTER=K` panics after K steps, so the tests can check that
@@ -213,7 +212,7 @@ pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
     })();
     // The terminal is stdout: if it cannot take two lines, it is gone. Nothing to report to.
     let code = if printed.is_ok() { code } else { 129 };
-    Ok(ExitCode::from(code))
+    Ok(Done::Terminal(code))
 }
 
 /// Keys and resizes, read by crossterm on a thread of its own, so that the drawing loop

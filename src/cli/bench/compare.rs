@@ -17,13 +17,12 @@
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
 use crate::cli::error::say;
-use crate::cli::Outcome;
+use crate::cli::error::{Done, Outcome};
 use crate::runner::shown;
 
 /// The `report_format` of the reports this reads.
@@ -304,7 +303,7 @@ pub fn run(a: &Path, b: &Path) -> Outcome {
     let mut out = crate::cli::error::stdout();
     out.write_all(text.as_bytes())?;
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Done::Ok)
 }
 
 #[cfg(test)]
