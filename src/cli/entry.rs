@@ -12,8 +12,8 @@ use clap::{CommandFactory, FromArgMatches};
 use super::args::{self, Cli, Command};
 use super::error::{say, without_echo, Done, Failure, Outcome};
 use super::options::{
-    BenchOptions, CountOptions, EstimateOptions, MergeOptions, PlanOptions, SolutionsOptions,
-    SolveOptions, VerifyOptions,
+    AnimateOptions, BenchOptions, CountOptions, EstimateOptions, MergeOptions, PlanOptions,
+    SolutionsOptions, SolveOptions, VerifyOptions,
 };
 use super::{
     animate, bench, count, estimate, kernel, merge, plan, session, solutions, solve, verify,
@@ -79,7 +79,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Verify(a) => verify::run(&VerifyOptions::from_args(&a)),
         Command::Solutions(a) => solutions::run(&SolutionsOptions::from_args(&a)?),
         Command::Solve(a) => solve::run(&SolveOptions::from_args(&a)?),
-        Command::Animate(a) => animate::run(&a),
+        Command::Animate(a) => animate::run(&AnimateOptions::from_args(&a)),
         Command::Bench(a) => bench::run(&BenchOptions::from_args(&a)),
         Command::Merge(a) => merge::run(&MergeOptions::from_args(&a)),
         Command::Plan(a) => plan::run(&PlanOptions::from_args(&a)?),

@@ -14,9 +14,10 @@
 
 use std::path::PathBuf;
 
+use super::args::parse::Until;
 use super::args::{
-    BenchArgs, CountArgs, CountFormat, EngineArgs, EstimateArgs, MergeArgs, PlanArgs, Sequence,
-    SolutionsArgs, SolveArgs, VerifyArgs,
+    AnimateArgs, BenchArgs, CountArgs, CountFormat, EngineArgs, EstimateArgs, MergeArgs, PlanArgs,
+    Sequence, SolutionsArgs, SolveArgs, VerifyArgs,
 };
 use super::engine::{memory_limit, EnginePlan, Source};
 use super::error::{usage, Failure};
@@ -566,6 +567,34 @@ impl PlanOptions {
             workers: a.workers.clone(),
             chosen: a.engine.resolve(a.n, default_threads())?,
         })
+    }
+}
+
+/// `animate`'s options: the board, the pace, when to stop and where the frames go.
+#[derive(Clone, Debug)]
+pub struct AnimateOptions {
+    /// The board size (1..32, checked by its parser).
+    pub n: u32,
+    /// Milliseconds after each step (ten times as long on a solution).
+    pub delay: u64,
+    /// When the search stops.
+    pub until: Until,
+    /// Write one animated SVG here (`-`: stdout) instead of animating the terminal.
+    pub svg: Option<PathBuf>,
+    /// Most frames the SVG may hold (only with `svg`).
+    pub max_frames: u64,
+}
+
+impl AnimateOptions {
+    /// The options of `a` (its parsers already bounded every value).
+    pub fn from_args(a: &AnimateArgs) -> AnimateOptions {
+        AnimateOptions {
+            n: a.n,
+            delay: a.delay,
+            until: a.until,
+            svg: a.svg.clone(),
+            max_frames: a.max_frames,
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crossterm::style::{Color, Print, ResetColor, SetBackgroundColor, SetForegrou
 use crossterm::terminal::{Clear, ClearType};
 use crossterm::{cursor, queue};
 
-use super::{AnimateArgs, Tally};
+use super::{AnimateOptions, Tally};
 use crate::Steps;
 
 /// The keys, as the help line shows them.
@@ -23,7 +23,7 @@ pub(super) const FALLBACK_SIZE: (u16, u16) = (80, 24);
 
 /// The state shown besides the board.
 pub(super) struct View<'a> {
-    pub(super) args: &'a AnimateArgs,
+    pub(super) args: &'a AnimateOptions,
     pub(super) tally: Tally,
     /// The last step, as the log writes it.
     pub(super) what: String,
@@ -201,8 +201,8 @@ mod tests {
     use crate::cli::animate::record;
     use crate::cli::animate::Until;
 
-    fn args(n: u32) -> AnimateArgs {
-        AnimateArgs {
+    fn args(n: u32) -> AnimateOptions {
+        AnimateOptions {
             n,
             delay: 0,
             until: Until::All,

@@ -33,7 +33,7 @@ use crate::{Step, Steps};
 
 // The clap types and value parsers live with every other subcommand's in `cli::args`.
 pub use super::args::parse::{Until, DELAY_MAX_MS, MAX_FRAMES_LIMIT};
-pub use super::args::AnimateArgs;
+pub use super::options::AnimateOptions;
 
 impl Until {
     /// True once `found` solutions are enough.
@@ -75,7 +75,7 @@ impl Tally {
 }
 
 /// Runs `animate`.
-pub fn run(a: &AnimateArgs) -> Outcome {
+pub fn run(a: &AnimateOptions) -> Outcome {
     let steps = Steps::new(a.n)?;
     if let Some(path) = &a.svg {
         svg::run(steps, a, path)

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 
-use super::{record, AnimateArgs, Tally};
+use super::{record, AnimateOptions, Tally};
 use crate::cli::format::grouped;
 use crate::cli::outfile;
 use crate::cli::render::{svg_crown, svg_squares, SQUARE, SVG_CROWN_STYLE};
@@ -59,7 +59,7 @@ pub struct Animation {
 
 /// Writes the SVG of `a.n`'s search to `path` (`-`: stdout); on a file, says on stdout what
 /// it wrote.
-pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
+pub fn run(steps: Steps, a: &AnimateOptions, path: &Path) -> Outcome {
     // Nothing to save on a signal: it ends the run at once (also while a FIFO waits for its
     // reader; a FIFO is written in place, so no temporary file is left).
     let wait = session::fifo_wait(session::quit_on_signal());
@@ -83,7 +83,7 @@ pub fn run(steps: Steps, a: &AnimateArgs, path: &Path) -> Outcome {
 ///
 /// # Errors
 /// A delay of 0 (an SVG needs time between frames), or a search longer than the frame cap.
-pub fn build(mut steps: Steps, a: &AnimateArgs) -> Result<Animation, Failure> {
+pub fn build(mut steps: Steps, a: &AnimateOptions) -> Result<Animation, Failure> {
     if a.delay == 0 {
         usage!("an SVG needs time between frames: use --delay of at least 1 ms with --svg");
     }
@@ -142,7 +142,7 @@ fn percent(part: u64, whole: u64) -> String {
 }
 
 /// The SVG document and the length of its loop in milliseconds.
-fn document(n: usize, frames: &[Frame], a: &AnimateArgs) -> (String, u64) {
+fn document(n: usize, frames: &[Frame], a: &AnimateOptions) -> (String, u64) {
     let side = n * SQUARE;
     let width = side.max(MIN_WIDTH);
     let height = side + STATUS;
@@ -211,8 +211,8 @@ mod tests {
     use super::*;
     use crate::cli::animate::Until;
 
-    fn args(n: u32, until: Until, max_frames: u64) -> AnimateArgs {
-        AnimateArgs {
+    fn args(n: u32, until: Until, max_frames: u64) -> AnimateOptions {
+        AnimateOptions {
             n,
             delay: 100,
             until,

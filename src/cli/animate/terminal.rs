@@ -45,7 +45,7 @@ use crossterm::{cursor, queue};
 use super::draw::{show, usable, View, FALLBACK_SIZE};
 use super::hangup::Hangup;
 use super::signals::{self, Fatal};
-use super::{record, AnimateArgs, Tally, DELAY_MAX_MS};
+use super::{record, AnimateOptions, Tally, DELAY_MAX_MS};
 use crate::cli::render::one_based;
 use crate::cli::{Done, Outcome};
 use crate::{Step, Steps};
@@ -166,7 +166,7 @@ fn action(k: KeyEvent) -> Option<Action> {
 
 /// Runs the animation on the terminal; prints the last solution and a summary once the
 /// terminal is restored.
-pub fn run(mut steps: Steps, a: &AnimateArgs) -> Outcome {
+pub fn run(mut steps: Steps, a: &AnimateOptions) -> Outcome {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
