@@ -438,6 +438,14 @@ impl Joiner {
                 let mut v = free;
                 loop {
                     let ws = &west[west_start[v]..west_start[v + 1]];
+                    // The next bucket's first mask starts loading while this one is counted
+                    // (see `isa::prefetch`).
+                    if v != 0 {
+                        let after = (v - 1) & free;
+                        if let Some(first) = west[..west_start[after + 1]].get(west_start[after]) {
+                            isa::prefetch(first);
+                        }
+                    }
                     if !ws.is_empty() {
                         // Key slot j holds key bits 6j..6j+6, bits 6(kc-1-j).. of v << pad.
                         let mut base = [0u64; LANES];
