@@ -112,8 +112,18 @@
 //!
 //! n = 28 tests more pairs a solution than n = 26 (116-135 against 94) whether its sets are
 //! joined whole or in parts (same sample, lists of 1 GiB against lists sized from 18 GB:
-//! 135 and 121-134): its keys stop at 16 bits (`join::MAX_KEY_BITS`, u16 keys), so a bucket
-//! holds about 800 east masks where the key rule aims at 64; wider keys are the next lead.
+//! 135 and 121-134): its keys stop at 16 bits (`MAX_KEY_BITS` in `join::key`, u16 keys), so
+//! a bucket holds about 800 east masks where the key rule aims at 64. Wider keys, measured
+//! (2026-12-03, Zen 4, the same sets' sampled joins alternating in one process, sorts not
+//! timed): at n = 28 (west lists of 1.4-1.7e8 masks) 18 bits test 23% fewer pairs and the
+//! join ran 10-14% faster, 20 bits 26% fewer pairs but no faster (buckets of ~200 masks: a
+//! jump into the west list per bucket); at n = 26 (west lists of ~2e7) 18 bits were 25%
+//! slower. Not kept: a whole n = 28 shard with 18-bit keys was not faster, the counting
+//! sort into 2^18 buckets being the likely cost. A whole n = 28 shard spends 40% of its CPU
+//! in the kernel (`count 28 --shard 18235793/20060045 -t 1`: 25 s user, 19-31 s system,
+//! 1.4 million page faults for a 3.7 GB peak, on this KVM machine); keeping each thread's
+//! lists across batches, or 2 MiB pages, is the lead there (the 2 MiB pages alone halved the
+//! faults without lowering the system time).
 //!
 //! Tried for even n and not kept (test `long_frames_sampled`): frames from the queens on the
 //! two long diagonals ([`Frame::all_long`], exact): 24%, 14% and 44% more pairs per
