@@ -116,7 +116,7 @@
 //! a bucket holds about 800 east masks where the key rule aims at 64. Wider keys, measured
 //! (2026-12-03, Zen 4, the same sets' sampled joins alternating in one process, sorts not
 //! timed): at n = 28 (west lists of 1.4-1.7e8 masks) 18 bits test 23% fewer pairs and the
-//! join ran 10-14% faster, 20 bits 26% fewer pairs but no faster (buckets of ~200 masks: a
+//! join ran 8-14% faster, 20 bits 26% fewer pairs but no faster (buckets of ~200 masks: a
 //! jump into the west list per bucket); at n = 26 (west lists of ~2e7) 18 bits were 25%
 //! slower. Not kept: a whole n = 28 shard with 18-bit keys was not faster, the counting
 //! sort into 2^18 buckets being the likely cost. A whole n = 28 shard spends 40% of its CPU
