@@ -3,8 +3,10 @@
 //!
 //! # The estimator
 //!
-//! Every unit has a deterministic cost estimate x (`engine::cost`, the same numbers shards
-//! are balanced by). The units, sorted by x, are laid end to end on a line of length
+//! Every unit has a deterministic weight x: its cost estimate (`engine::cost`, the same
+//! numbers shards are balanced by), or on even boards from n = 26 a weight that follows the
+//! time twice as closely (`engine::sample::draw_weights`: the sets' `E²·W³`, where E and
+//! W are their estimated list lengths). The units, sorted by x, are laid end to end on a line of length
 //! X = Σ x and cut into K strata of equal length; one point is drawn uniformly in each
 //! stratum, and the unit under it is timed. A unit is hit with probability proportional to
 //! x (probability proportional to size, stratified), so
@@ -59,8 +61,6 @@ pub const TABLE_BUILD_LIMIT: u64 = 1 << 30;
 /// identical runs), and the warm caches of a unit timed alone (5-10% fast at n = 16..20).
 pub const DRIFT: f64 = 0.15;
 
-/// Seconds of timing an estimate gathers at least, in whole draws (see [`run`]).
-pub const MIN_SAMPLING: f64 = 4.0;
 /// Most draws of K strata an estimate makes.
 pub const MAX_DRAWS: u32 = 64;
 
@@ -215,39 +215,43 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     let prepared = Prepared::with_config(a.n, &config);
     prepared.prepare(plan.units(), &crate::engine::NEVER);
     fixed += clock.elapsed().as_secs_f64();
-    let sampler = Sampler::new(&prepared, a.budget);
+    let weights = crate::engine::sample::draw_weights(&plan, &costs);
+    let sampler = Sampler::new(&prepared, a.budget, &plan, &costs);
     let pool = crate::runner::local::pool(threads)?;
     // Whole draws of K strata, repeated with the next seeds until the timing has lasted
-    // MIN_SAMPLING seconds: at small n one draw times only milliseconds of work, which a
-    // single interrupt can double.
+    // `seconds` (see `EstimateOptions::seconds`).
     let mut timed: Vec<Timed> = Vec::new();
     let mut draws = 0u32;
     let sampling = Instant::now();
-    while draws == 0 || (sampling.elapsed().as_secs_f64() < MIN_SAMPLING && draws < MAX_DRAWS) {
+    // A draw is made while the next one, as long as the mean so far, ends within
+    // `a.seconds` of the command's start (the plan and its weights take 1-25 s from
+    // n = 26); there is always one.
+    let next_fits = |draws: u32| {
+        let per_draw = sampling.elapsed().as_secs_f64() / f64::from(draws.max(1));
+        start.elapsed().as_secs_f64() + per_draw <= a.seconds
+    };
+    while draws == 0 || (next_fits(draws) && draws < MAX_DRAWS) {
         let seed = a.seed.wrapping_add(u64::from(draws));
-        let picks = draw(&costs, sample, seed);
+        let picks = draw(&weights, sample, seed);
         timed.extend(pool.install(|| {
             picks
                 .par_iter()
                 .enumerate()
-                .map_init(
-                    || sampler.scratch(&plan, &costs),
-                    |scratch, (j, &i)| {
-                        let unit = &plan.units()[i];
-                        let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
-                        let (secs, work) = sampler.time_unit(unit, &mut rng, scratch);
-                        Timed {
-                            x: costs[i] as f64,
-                            secs,
-                            work,
-                        }
-                    },
-                )
+                .map(|(j, &i)| {
+                    let unit = &plan.units()[i];
+                    let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
+                    let (secs, work) = sampler.time_unit(unit, &mut rng);
+                    Timed {
+                        x: weights[i],
+                        secs,
+                        work,
+                    }
+                })
                 .collect::<Vec<_>>()
         }));
         draws += 1;
     }
-    let total_x: f64 = costs.iter().map(|&c| c as f64).sum();
+    let total_x: f64 = weights.iter().sum();
     let (projected, half) = project(&timed, total_x, |t| t.secs);
     let cpu = projected + fixed;
     let (p50, p99, max) = unit_quantiles(&timed);
@@ -363,20 +367,20 @@ fn print(r: &Report, json: bool) -> Result<(), Failure> {
 
 /// The stratified draw: K points, one uniform in each of K equal stretches of the units
 /// laid end to end by estimate (smallest first), and the unit index under each.
-fn draw(costs: &[u64], k: u32, seed: u64) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..costs.len()).collect();
-    order.sort_by_key(|&i| (costs[i], i));
+fn draw(weights: &[f64], k: u32, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| weights[a].total_cmp(&weights[b]).then(a.cmp(&b)));
     let mut ends = Vec::with_capacity(order.len());
-    let mut acc = 0u128;
+    let mut acc = 0.0f64;
     for &i in &order {
-        acc += u128::from(costs[i]);
+        acc += weights[i];
         ends.push(acc);
     }
-    let total = acc as f64;
+    let total = acc;
     let mut rng = Rng::new(seed);
     (0..k)
         .map(|j| {
-            let point = ((f64::from(j) + rng.unit()) / f64::from(k) * total) as u128;
+            let point = (f64::from(j) + rng.unit()) / f64::from(k) * total;
             let pos = ends.partition_point(|&e| e <= point).min(order.len() - 1);
             order[pos]
         })
@@ -446,7 +450,7 @@ mod tests {
     #[test]
     fn the_draw_hits_units_in_proportion_to_their_estimate() {
         // One unit holds 90% of the estimate: 9 of 10 strata fall on it.
-        let costs = [10u64, 900, 50, 40];
+        let costs = [10.0, 900.0, 50.0, 40.0];
         let picks = draw(&costs, 10, 7);
         assert_eq!(picks.iter().filter(|&&i| i == 1).count(), 9);
         assert!(picks.iter().all(|&i| i < costs.len()));

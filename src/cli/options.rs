@@ -501,6 +501,20 @@ pub fn clock_seed() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// The n from which `estimate` draws 12 units at a time and, by default, samples for
+/// [`FRONTIER_SECONDS`]: a sampled unit there costs a second or more (its set's half
+/// searches and sort), and its time varies from unit to unit by a factor of ten.
+const FRONTIER: u32 = 26;
+/// `estimate`'s default time from [`FRONTIER`], seconds (the whole command): at n = 26 five draws
+/// of 12 units on 2 cores (1.4 s of CPU a unit, 2026-12-03, Zen 4), a 95% interval of
+/// -23% / +26% with the drift allowance (`estimate::DRIFT`), and the whole command within
+/// a minute. At n = 28 one draw of 12 units takes over a minute by itself (9 s of CPU a
+/// unit and the first touch of each thread's GBs of lists), and is all it makes.
+const FRONTIER_SECONDS: f64 = 55.0;
+/// `estimate`'s default sampling time below [`FRONTIER`], seconds: at small n one draw
+/// times only milliseconds of work, which a single interrupt can double.
+const MIN_SAMPLING: f64 = 4.0;
+
 /// `estimate`'s options.
 #[derive(Debug)]
 pub struct EstimateOptions {
@@ -508,6 +522,9 @@ pub struct EstimateOptions {
     pub n: u32,
     /// Units to time per draw (strata): `--sample`, or 48 (12 from n = 26).
     pub sample: u32,
+    /// Seconds the whole estimate may take, in whole draws (while the next is expected to
+    /// end in time; at least one): `--seconds`, or 4 (55 from n = 26 without `--sample`).
+    pub seconds: f64,
     /// Seed of the first draw.
     pub seed: u64,
     /// Threads that time units at once.
@@ -526,7 +543,14 @@ impl EstimateOptions {
     pub fn from_args(a: &EstimateArgs) -> EstimateOptions {
         EstimateOptions {
             n: a.n,
-            sample: a.sample.unwrap_or(if a.n >= 26 { 12 } else { 48 }),
+            sample: a.sample.unwrap_or(if a.n >= FRONTIER { 12 } else { 48 }),
+            seconds: a
+                .seconds
+                .unwrap_or(if a.n >= FRONTIER && a.sample.is_none() {
+                    FRONTIER_SECONDS
+                } else {
+                    MIN_SAMPLING
+                }),
             seed: a.seed,
             threads: a.threads.unwrap_or_else(default_threads),
             budget: a.budget,

@@ -4,10 +4,11 @@
 //! timed whole; a quadrant unit too long to time whole is sampled in two more stages, one
 //! of its sets and a share of that set's join (`quadrant::sample`).
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use super::exec::Prepared;
-use super::plan::{Unit, UnitKind, UnitPlan};
+use super::plan::{Engine, Unit, UnitKind, UnitPlan};
 use super::quadrant;
 use super::rng::SplitMix64 as Rng;
 use super::NEVER;
@@ -70,6 +71,44 @@ impl Work {
     }
 }
 
+/// Each unit's weight in `nqueens estimate`'s draw (a unit is timed with probability
+/// proportional to it), in id order: its cost estimate `costs[id]` (the numbers shards are
+/// balanced by), except that a quadrant plan from n = 26 weighs its quadrant units by
+/// their sets' `E²·W³` (`Proxy::draw_weight`: it follows their time twice as closely),
+/// scaled so that those units weigh as much together as their cost estimates do (the
+/// few backtracking units of such a plan keep their share of the draw).
+pub fn draw_weights(plan: &UnitPlan, costs: &[u64]) -> Vec<f64> {
+    use rayon::prelude::*;
+    let mut weights: Vec<f64> = costs.iter().map(|&c| c as f64).collect();
+    if plan.engine() != Engine::Quadrant || plan.n() < quadrant::units::DRAW_WEIGHT_FROM {
+        return weights;
+    }
+    let est = quadrant::model::Estimator::new(plan.n());
+    let drawn: Vec<Option<f64>> = plan
+        .units()
+        .par_iter()
+        .map(|u| match u.kind {
+            UnitKind::Quadrant { frame, prefix } => Some(est.draw_weight(frame, prefix)),
+            _ => None,
+        })
+        .collect();
+    let (mut cost_sum, mut drawn_sum) = (0.0, 0.0);
+    for (w, d) in weights.iter().zip(&drawn) {
+        if let Some(d) = d {
+            cost_sum += w;
+            drawn_sum += d;
+        }
+    }
+    if drawn_sum > 0.0 && drawn_sum.is_finite() {
+        for (w, d) in weights.iter_mut().zip(&drawn) {
+            if let Some(d) = d {
+                *w = (d * cost_sum / drawn_sum).max(f64::MIN_POSITIVE);
+            }
+        }
+    }
+    weights
+}
+
 /// Times units of one plan on a [`Prepared`] (its configuration and context: the table the
 /// sample uses, the lists' budget, the instruction set).
 #[derive(Debug)]
@@ -77,48 +116,61 @@ pub struct Sampler<'a> {
     prepared: &'a Prepared,
     /// Seconds of one thread a sampled set's join may take (`estimate --budget`).
     budget: f64,
+    /// The plan's cheapest quadrant unit (frame, prefix), which warms up a worker's buffers.
+    smallest: Option<(u16, u32)>,
+    /// Warmed-up buffers between units: a unit takes one (or makes and warms one) and puts
+    /// it back, so each thread warms up once and its lists, GBs at n = 28, are not given
+    /// back to the system and faulted in again for the next unit (before, rayon's
+    /// `map_init` made and warmed buffers per split of the work, several times a thread,
+    /// and `estimate 28 -t 2` spent 43% of its CPU in the kernel on a KVM machine).
+    scratches: Mutex<Vec<quadrant::Scratch>>,
 }
 
-/// A worker's buffers, reused from unit to unit.
-#[derive(Debug)]
-pub struct SampleScratch(quadrant::Scratch);
-
 impl<'a> Sampler<'a> {
-    /// A sampler on `prepared` (whose context is built on first use: prepare it first to
-    /// time that apart), joins timed within `budget` seconds each.
-    pub fn new(prepared: &'a Prepared, budget: f64) -> Sampler<'a> {
-        Sampler { prepared, budget }
-    }
-
-    /// A worker's buffers, warmed up on the smallest set of the plan's cheapest unit by
-    /// `costs` (see `quadrant::sample::warm_up`), so that the first unit it times is not
-    /// charged with growing them.
-    pub fn scratch(&self, plan: &UnitPlan, costs: &[u64]) -> SampleScratch {
-        let mut scratch = quadrant::Scratch::new(self.prepared.config().isa);
+    /// A sampler of `plan`'s units on `prepared` (whose context is built on first use:
+    /// prepare it first to time that apart), joins timed within `budget` seconds each;
+    /// `costs` are the units' estimates, which pick the unit that warms buffers up.
+    pub fn new(prepared: &'a Prepared, budget: f64, plan: &UnitPlan, costs: &[u64]) -> Sampler<'a> {
         let smallest = plan
             .units()
             .iter()
-            .filter(|u| matches!(u.kind, UnitKind::Quadrant { .. }))
-            .min_by_key(|u| costs[u.id as usize]);
-        if let Some(&Unit {
-            kind: UnitKind::Quadrant { frame, prefix },
-            ..
-        }) = smallest
+            .filter_map(|u| match u.kind {
+                UnitKind::Quadrant { frame, prefix } => Some((costs[u.id as usize], frame, prefix)),
+                _ => None,
+            })
+            .min_by_key(|&(cost, ..)| cost)
+            .map(|(_, frame, prefix)| (frame, prefix));
+        Sampler {
+            prepared,
+            budget,
+            smallest,
+            scratches: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A worker's buffers: kept ones, or new ones warmed up on the smallest set of the
+    /// plan's cheapest unit (see `quadrant::sample::warm_up`), so that the first unit a
+    /// thread times is not charged with growing them.
+    fn take_scratch(&self) -> quadrant::Scratch {
+        if let Some(kept) = self
+            .scratches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
         {
+            return kept;
+        }
+        let mut scratch = quadrant::Scratch::new(self.prepared.config().isa);
+        if let Some((frame, prefix)) = self.smallest {
             let ctx = self.prepared.context(&NEVER).expect("never stopped");
             quadrant::sample::warm_up(ctx, frame, prefix, &mut scratch);
         }
-        SampleScratch(scratch)
+        scratch
     }
 
     /// Estimated time of one unit, seconds of one thread, and where it went (zero figures
-    /// for an engine that does not say).
-    pub fn time_unit(
-        &self,
-        unit: &Unit,
-        rng: &mut Rng,
-        scratch: &mut SampleScratch,
-    ) -> (f64, Work) {
+    /// for an engine that does not say). Safe to call from many threads at once.
+    pub fn time_unit(&self, unit: &Unit, rng: &mut Rng) -> (f64, Work) {
         let UnitKind::Quadrant { frame, prefix } = unit.kind else {
             let t = Instant::now();
             // A backtracking unit runs whole.
@@ -126,6 +178,12 @@ impl<'a> Sampler<'a> {
             return (t.elapsed().as_secs_f64(), Work::default());
         };
         let ctx = self.prepared.context(&NEVER).expect("never stopped");
-        quadrant::sample::time_unit(ctx, frame, prefix, self.budget, rng, &mut scratch.0)
+        let mut scratch = self.take_scratch();
+        let timed = quadrant::sample::time_unit(ctx, frame, prefix, self.budget, rng, &mut scratch);
+        self.scratches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(scratch);
+        timed
     }
 }

@@ -351,11 +351,15 @@ pub struct EstimateArgs {
     /// Board size N (1..64).
     #[arg(value_name = "N", value_parser = parse_n)]
     pub n: u32,
-    /// Units to time (strata of the sample), 2..100000. Default: 48, or 12 from N = 26
-    /// (where each sampled set's half searches take seconds), so that the default
-    /// finishes in about a minute on 2 cores.
+    /// Units to time per draw (strata of the sample), 2..100000. Default: 48, or 12 from
+    /// N = 26 (where each sampled set's half searches take seconds).
     #[arg(long, value_name = "K", value_parser = parse_sample)]
     pub sample: Option<u32>,
+    /// Seconds the estimate may take, 0..86400: draws of K units (seeds S, S + 1, ...) are
+    /// made while the next is expected to end within it (always one). Default: 4, or 55 from
+    /// N = 26 without --sample (five draws at N = 26 on 2 cores: a 95% interval near ±25%).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_hyphen_values = true)]
+    pub seconds: Option<f64>,
     /// Seed of the random draw: the same seed draws the same units.
     #[arg(long, value_name = "S", default_value_t = 1, value_parser = parse_seed)]
     pub seed: u64,

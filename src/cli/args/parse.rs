@@ -319,6 +319,17 @@ pub fn parse_budget(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses `estimate --seconds`: 0 to a day.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=86400.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{}' is not a sampling time: expected seconds from 0 to 86400",
+            shown(s)
+        )),
+    }
+}
+
 /// Parses `--limit`, at least 1.
 pub fn parse_limit(s: &str) -> Result<u64, String> {
     match parse_in(s, 1, i128::from(u64::MAX)) {

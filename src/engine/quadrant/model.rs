@@ -39,6 +39,14 @@ impl Estimator {
         let p = prefix_rows(self.n, f.rows().len() as u32);
         f.estimate_unit(proxy, p, prefix) * QUADRANT_SCALE
     }
+
+    /// A quadrant unit's weight in `nqueens estimate`'s draw (see `Proxy::draw_weight`;
+    /// on its own scale, not node equivalents).
+    pub(crate) fn draw_weight(&self, frame: u16, prefix: u32) -> f64 {
+        let (f, proxy) = &self.frames[frame as usize];
+        let p = prefix_rows(self.n, f.rows().len() as u32);
+        f.draw_weight_unit(proxy, p, prefix)
+    }
 }
 
 /// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate N -t 1`

@@ -1,7 +1,7 @@
 //! `nqueens estimate`'s sampling inside a quadrant unit: units too long to time whole
 //! (from n = 24 a unit takes from seconds to an hour) are sampled, without bias, in two
 //! more stages: one of the unit's sets E, drawn with probability proportional to its
-//! estimate (and its time scaled back by the same ratio), and, inside that set's join, one
+//! weight (`Proxy::draw_weight`; its time scaled back by the same ratio), and, inside that set's join, one
 //! piece of east masks in every `stride`, scaled by the number of pieces (the pieces of a
 //! join are independent work; the join's fixed part, its sort and layout, is timed apart
 //! and counted once). The halves' pattern searches of the chosen set always run whole, so
@@ -35,7 +35,7 @@ pub(crate) fn time_unit(
     let sets: Vec<(u32, f64)> = f
         .sets_with_prefix(p, prefix)
         .filter(|&e| f.weight(e).0 > 0)
-        .map(|e| (e, proxy.set(f, e).max(1.0)))
+        .map(|e| (e, proxy.draw_weight(f, e).max(f64::MIN_POSITIVE)))
         .collect();
     let total: f64 = sets.iter().map(|s| s.1).sum();
     let mut point = rng.unit() * total;
