@@ -97,6 +97,27 @@ fn estimate_text_names_the_time_and_memory() {
 }
 
 #[test]
+fn estimate_draws_while_the_next_draw_fits_its_seconds() {
+    let draws = |secs: &str| {
+        let out = succeeded(nqueens().args([
+            "estimate", "12", "--json", "--sample", "4", "-t", "1", "--seconds", secs,
+        ]));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["draws"].as_u64().unwrap_or_else(|| panic!("draws missing: {r}"))
+    };
+    // No time at all: the one draw an estimate always makes.
+    assert_eq!(draws("0"), 1);
+    // A draw of four units of n = 12 takes milliseconds: a second holds several.
+    assert!(draws("1") > 1);
+    for (arg, want) in [("-1", "not a sampling time"), ("1e9", "0 to 86400")] {
+        let out = failed_with(nqueens().args(["estimate", "12", "--seconds", arg]), 2);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{arg}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
 fn estimate_refuses_a_sample_too_small_for_an_interval() {
     for (arg, want) in [
         ("1", "at least 2"),

@@ -379,6 +379,34 @@ impl Proxy {
 mod tests {
     use super::*;
 
+    #[test]
+    fn draw_weights_are_e2_w3_on_even_frontier_boards_and_the_cost_elsewhere() {
+        // n = 26: the estimated counts' E²·W³, positive, and not the cost E·W + ... .
+        let f = &Frame::all(26)[0];
+        let proxy = Proxy::new(f);
+        let counted: Vec<u32> = sets(f.rows().len() as u32, f.east_queens())
+            .filter(|&e| f.weight(e).0 > 0)
+            .take(50)
+            .collect();
+        assert!(!counted.is_empty());
+        for &e in &counted {
+            let [w, east] = proxy.halves(f, e);
+            let d = proxy.draw_weight(f, e);
+            assert!(d > 0.0, "set {e:#x}");
+            assert_eq!(d, (east * east * w * w * w).max(f64::MIN_POSITIVE), "set {e:#x}");
+            assert_ne!(d, proxy.set(f, e), "set {e:#x}");
+        }
+        // Odd boards, and even ones below DRAW_WEIGHT_FROM, keep the cost estimate.
+        for n in [24, 25, 27] {
+            let f = &Frame::all(n)[1.min(Frame::all(n).len() - 1)];
+            let proxy = Proxy::new(f);
+            let e = sets(f.rows().len() as u32, f.east_queens())
+                .find(|&e| f.weight(e).0 > 0)
+                .expect("a counted set");
+            assert_eq!(proxy.draw_weight(f, e), proxy.set(f, e), "n = {n}");
+        }
+    }
+
     /// The mask walk of `halves` gives the same bits as the plain double loop, on every
     /// frame of an even and an odd board and at n = 28 (the 32-row bound's neighbourhood).
     #[test]
