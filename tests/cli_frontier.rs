@@ -100,10 +100,20 @@ fn estimate_text_names_the_time_and_memory() {
 fn estimate_draws_while_the_next_draw_fits_its_seconds() {
     let draws = |secs: &str| {
         let out = succeeded(nqueens().args([
-            "estimate", "12", "--json", "--sample", "4", "-t", "1", "--seconds", secs,
+            "estimate",
+            "12",
+            "--json",
+            "--sample",
+            "4",
+            "-t",
+            "1",
+            "--seconds",
+            secs,
         ]));
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        r["draws"].as_u64().unwrap_or_else(|| panic!("draws missing: {r}"))
+        r["draws"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("draws missing: {r}"))
     };
     // No time at all: the one draw an estimate always makes.
     assert_eq!(draws("0"), 1);

@@ -393,7 +393,11 @@ mod tests {
             let [w, east] = proxy.halves(f, e);
             let d = proxy.draw_weight(f, e);
             assert!(d > 0.0, "set {e:#x}");
-            assert_eq!(d, (east * east * w * w * w).max(f64::MIN_POSITIVE), "set {e:#x}");
+            assert_eq!(
+                d,
+                (east * east * w * w * w).max(f64::MIN_POSITIVE),
+                "set {e:#x}"
+            );
             assert_ne!(d, proxy.set(f, e), "set {e:#x}");
         }
         // Odd boards, and even ones below DRAW_WEIGHT_FROM, keep the cost estimate.

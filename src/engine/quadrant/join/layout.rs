@@ -81,12 +81,12 @@ pub(super) fn layout(
 /// Sorts `items` into `out[..items.len()]` by `key` (counting sort), each item written as
 /// `map` makes it; `start[b]..start[b + 1]` is bucket b.
 #[allow(clippy::too_many_arguments)] // the buffers are the joiner's, lent for one sort
-pub(super) fn bucket_sort<T: Copy>(
+pub(super) fn bucket_sort<T: Copy, U: Copy>(
     items: &[T],
     key: impl Fn(&T) -> usize,
-    map: impl Fn(&T) -> T,
+    map: impl Fn(&T) -> U,
     buckets: usize,
-    out: &mut Vec<T>,
+    out: &mut Vec<U>,
     start: &mut Vec<usize>,
     next: &mut Vec<usize>,
     keys: &mut Vec<u16>,
@@ -107,7 +107,7 @@ pub(super) fn bucket_sort<T: Copy>(
     // the first item) before every place below `items.len()` is overwritten once. Filling
     // all of it each time (a copy of the input) was 5% of the time at n = 20.
     if out.len() < items.len() {
-        out.resize(items.len(), items[0]);
+        out.resize(items.len(), map(&items[0]));
     }
     for (x, &k) in items.iter().zip(keys.iter()) {
         let b = &mut next[usize::from(k)];

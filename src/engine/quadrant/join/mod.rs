@@ -65,7 +65,7 @@ mod west;
 
 use key::{chunk_split, key_bits, BitOrder, Key, KeyTable};
 use layout::{bucket_sort, subset_sums};
-use west::{count_west_any, entry, spread, Piece, SPREAD_CHUNKS};
+use west::{count_west_any, entry, spread, Packed, Piece, CLASSES, PACKED_CHUNKS, SPREAD_CHUNKS};
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
 /// table entry). 4 rather than 8: smaller pieces share more key bits, so each visits fewer
@@ -110,6 +110,11 @@ pub struct Joiner {
     east_start: Vec<usize>,
     west: Vec<(u64, u32)>,
     west_start: Vec<usize>,
+    /// The sorted west list packed ([`Packed`]: 8 bytes a mask, its weight's class in the
+    /// top byte) where the join allows it (see `Arranged::packed`), instead of `west`.
+    packed: Vec<Packed>,
+    /// The weight of each class of a packed join.
+    classes: [u32; CLASSES],
     /// The bucket of each item being sorted.
     keys: Vec<u16>,
     /// The next free place of each bucket while sorting.
@@ -287,6 +292,7 @@ impl Joiner {
             pieces: 1,
             moved: 0,
             spread: false,
+            packed: false,
         };
         let key = if arranged.naive {
             Key::default()
@@ -298,8 +304,12 @@ impl Joiner {
         let order = (key.moved > 0).then(|| BitOrder::new(bits, &key.bits[..key.moved]));
         arranged.moved = key.moved;
         let buckets = 1usize << k;
-        // Sorted west masks are kept spread where their own chunks fit ([`spread`]).
-        arranged.spread = buckets > 1 && chunk_split(bits, key.moved).0 <= SPREAD_CHUNKS;
+        // Sorted west masks are kept spread where their own chunks fit ([`spread`]), and
+        // packed where a byte is left for their weight's class and there are at most
+        // CLASSES weights (a set's join has at most three).
+        let own = chunk_split(bits, key.moved).0;
+        arranged.spread = buckets > 1 && own <= SPREAD_CHUNKS;
+        arranged.packed = arranged.spread && own <= PACKED_CHUNKS && self.weight_classes(west);
         let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key
@@ -322,19 +332,39 @@ impl Joiner {
                 &mut self.next,
                 keys,
             );
-            bucket_sort(
-                west,
-                |w| key_of(w.0),
-                |&(w, weight)| {
-                    let w = apply(w);
-                    (if arranged.spread { spread(w) } else { w }, weight)
-                },
-                buckets,
-                &mut self.west,
-                &mut self.west_start,
-                &mut self.next,
-                keys,
-            );
+            if arranged.packed {
+                let classes = self.classes;
+                let class = |weight: u32| {
+                    classes
+                        .iter()
+                        .position(|&c| c == weight)
+                        .expect("every weight has its class")
+                };
+                bucket_sort(
+                    west,
+                    |w| key_of(w.0),
+                    |&(w, weight)| Packed::new(spread(apply(w)), class(weight)),
+                    buckets,
+                    &mut self.packed,
+                    &mut self.west_start,
+                    &mut self.next,
+                    keys,
+                );
+            } else {
+                bucket_sort(
+                    west,
+                    |w| key_of(w.0),
+                    |&(w, weight)| {
+                        let w = apply(w);
+                        (if arranged.spread { spread(w) } else { w }, weight)
+                    },
+                    buckets,
+                    &mut self.west,
+                    &mut self.west_start,
+                    &mut self.next,
+                    keys,
+                );
+            }
             arranged.sorted = true;
         }
         if arranged.naive {
@@ -359,6 +389,25 @@ impl Joiner {
         arranged
     }
 
+    /// Whether `west` has at most [`CLASSES`] distinct weights; if so they are in
+    /// `self.classes` (unused classes weigh 0).
+    fn weight_classes(&mut self, west: &[(u64, u32)]) -> bool {
+        let mut classes = [0u32; CLASSES];
+        let mut used = 0;
+        for &(_, weight) in west {
+            if classes[..used].contains(&weight) {
+                continue;
+            }
+            if used == CLASSES {
+                return false;
+            }
+            classes[used] = weight;
+            used += 1;
+        }
+        self.classes = classes;
+        true
+    }
+
     /// The key of a join ([`key_bits`]), or in tests the forced one.
     fn key_for(&self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
         #[cfg(test)]
@@ -381,7 +430,9 @@ impl Joiner {
     ) -> Option<JoinStats> {
         let whole = [0, a.west];
         let (east, west, west_start): (&[u64], &[(u64, u32)], &[usize]) = if a.sorted {
-            (&self.east[..a.east], &self.west[..a.west], &self.west_start)
+            // A packed join's west masks are in `self.packed` (below), not in `self.west`.
+            let west = if a.packed { &[] } else { &self.west[..a.west] };
+            (&self.east[..a.east], west, &self.west_start)
         } else {
             (east, west, &whole)
         };
@@ -417,6 +468,8 @@ impl Joiner {
         #[cfg(test)]
         let avx512 = avx512.filter(|_| !self.no_avx512);
         let piece = &mut self.piece;
+        let packed = a.packed.then(|| &self.packed[..a.west]);
+        let classes = &self.classes;
         let mut index = 0u64;
         for &(lo, hi) in &self.ranges {
             for masks in east[lo..hi].chunks(64 * LANES) {
@@ -437,16 +490,20 @@ impl Joiner {
                 let free = full & !key_of(common);
                 let mut v = free;
                 loop {
-                    let ws = &west[west_start[v]..west_start[v + 1]];
+                    let (lo, hi) = (west_start[v], west_start[v + 1]);
                     // The next bucket's first mask starts loading while this one is counted
                     // (see `isa::prefetch`).
                     if v != 0 {
                         let after = (v - 1) & free;
-                        if let Some(first) = west[..west_start[after + 1]].get(west_start[after]) {
-                            isa::prefetch(first);
+                        let at = west_start[after];
+                        if at < west_start[after + 1] {
+                            match packed {
+                                Some(p) => isa::prefetch(&p[at]),
+                                None => isa::prefetch(&west[at]),
+                            }
                         }
                     }
-                    if !ws.is_empty() {
+                    if lo < hi {
                         // Key slot j holds key bits 6j..6j+6, bits 6(kc-1-j).. of v << pad.
                         let mut base = [0u64; LANES];
                         let padded = (v >> (a.k - a.moved)) << pad;
@@ -457,9 +514,29 @@ impl Joiner {
                                 *x |= e;
                             }
                         }
-                        stats.tested += (masks.len() * ws.len()) as u64;
-                        stats.pairs +=
-                            count_west_any(own, a.spread, avx512, tables, valid, ws, &base);
+                        stats.tested += (masks.len() * (hi - lo)) as u64;
+                        stats.pairs += match packed {
+                            Some(p) => count_west_any(
+                                own,
+                                true,
+                                avx512,
+                                tables,
+                                valid,
+                                &p[lo..hi],
+                                &base,
+                                classes,
+                            ),
+                            None => count_west_any(
+                                own,
+                                a.spread,
+                                avx512,
+                                tables,
+                                valid,
+                                &west[lo..hi],
+                                &base,
+                                classes,
+                            ),
+                        };
                     }
                     if v == 0 {
                         break;
@@ -502,6 +579,8 @@ struct Arranged {
     moved: usize,
     /// The sorted west masks are spread ([`spread`]).
     spread: bool,
+    /// The sorted west masks are packed ([`Packed`]) into the joiner's `packed` list.
+    packed: bool,
     /// Pieces of the join.
     pieces: u64,
 }
@@ -676,8 +755,18 @@ mod tests {
                     let a = joiner.kept.expect("kept");
                     assert_eq!(a.moved, key::moves(bits, k), "bits {bits}, k {k}");
                     assert_eq!(a.spread, chunk_split(bits, a.moved).0 <= SPREAD_CHUNKS);
+                    // Three weights: packed wherever a byte is left for the class.
+                    let own = chunk_split(bits, a.moved).0;
+                    assert_eq!(a.packed, a.spread && own <= PACKED_CHUNKS, "bits {bits}");
                     let kept = joiner.join_kept(&east, &west, Sample::ALL);
                     assert_eq!(kept.pairs, want, "kept: bits {bits}, k {k}");
+                    // Five weights are more classes than a packed mask holds: not packed,
+                    // the same count.
+                    let west5 = weighted(masks(seed + 1, 400, bits, density), &[1, 2, 3, 5, 7]);
+                    let want5 = join_naive(&east, &west5);
+                    assert_eq!(joiner.join(&east, &west5, bits).pairs, want5, "bits {bits}");
+                    joiner.keep(&east, &west5, bits);
+                    assert!(!joiner.kept.expect("kept").packed, "bits {bits}, k {k}");
                 }
             }
         }
