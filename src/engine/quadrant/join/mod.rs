@@ -65,12 +65,31 @@ mod west;
 
 use key::{chunk_split, key_bits, BitOrder, Key, KeyTable};
 use layout::{bucket_sort, subset_sums};
-use west::{count_west_any, entry, spread, Packed, Piece, CLASSES, PACKED_CHUNKS, SPREAD_CHUNKS};
+use west::{
+    count_west_any, count_west_two, entry, spread, ChunkTable, Packed, Piece, CLASSES,
+    PACKED_CHUNKS, SPREAD_CHUNKS,
+};
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
 /// table entry). 4 rather than 8: smaller pieces share more key bits, so each visits fewer
 /// west masks; measured 10% faster at n = 20 and 22 (Intel Xeon, x86-64-v3 code).
 pub const LANES: usize = 4;
+/// West lists from which the sorted list is packed ([`Packed`]): 4 MB of 16-byte entries,
+/// past a core's L2. Shorter lists stay in cache, where the packed loop's class lookup costs
+/// more than the bytes it saves: packing every list made `count 18 -t 1` about 8% slower
+/// (Zen 4, the two builds at once, 4 rounds: 1.11, 0.98, 1.19, 1.07).
+pub const PACK_FROM: usize = 1 << 18;
+/// Pieces joined together: the unit of a join's sampling and of its `pieces` count. Two
+/// consecutive pieces of a sorted range whose masks share the same key bits visit the same
+/// west buckets, and the west loop then reads each west mask once for both
+/// (`count_west_two`): the loop streams its west masks from L3 and memory (a piece visits
+/// about 50,000 of them in 500 buckets at n = 26), so reading them once for two pieces
+/// halves that traffic. Pieces whose key bits differ are joined one after the other: 7% of
+/// the twos at n = 26 (`estimate 26` sample, 2026-12-03), almost all of them one or two key
+/// bits apart. Measured (Zen 4, 1 thread, the builds without and with it at once, one per
+/// core, swapping cores): `count 26 --shard 162680/840000` -7.0% and -7.8% CPU, `count 24
+/// --shard 7411/20000` -1.7% and -2.1%; same counts and tested pairs.
+pub const PAIRED: usize = 2;
 /// Diagonal bits per chunk table (64 entries, 2 KiB: a piece's tables stay in L1). Six
 /// rather than five (2026-12-02, Intel Xeon model 167, one thread, alternating): shard
 /// 7411/20000 of n = 24 21.4 / 22.1 -> 18.3 / 18.8 s (a west mask: 6 table ORs instead of
@@ -101,8 +120,9 @@ pub struct JoinStats {
 pub struct Joiner {
     /// The instruction set of the join's loop (see [`isa`]).
     isa: Isa,
-    /// The piece being joined.
+    /// The pieces being joined (two at a time, see [`PAIRED`]).
     piece: Piece,
+    piece_b: Piece,
     /// Both lists sorted by bucket, with the start of each bucket (when there is more than
     /// one bucket: a single bucket is the input itself). The buffers keep their length
     /// between joins (see [`bucket_sort`]).
@@ -132,6 +152,9 @@ pub struct Joiner {
     /// A key to use instead of choosing one (tests of every key length and mask width).
     #[cfg(test)]
     forced_key: Option<Vec<u32>>,
+    /// The shortest west list packed (see [`Joiner::pack_from`]).
+    #[cfg(test)]
+    pack_from: usize,
     /// The west loop keeps to AVX2's popcounts where the CPU has AVX-512's (the x86-64-v3
     /// implementation of the per-implementation tests).
     #[cfg(test)]
@@ -309,7 +332,10 @@ impl Joiner {
         // CLASSES weights (a set's join has at most three).
         let own = chunk_split(bits, key.moved).0;
         arranged.spread = buckets > 1 && own <= SPREAD_CHUNKS;
-        arranged.packed = arranged.spread && own <= PACKED_CHUNKS && self.weight_classes(west);
+        arranged.packed = arranged.spread
+            && own <= PACKED_CHUNKS
+            && west.len() >= self.pack_from()
+            && self.weight_classes(west);
         let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key
@@ -384,7 +410,7 @@ impl Joiner {
         arranged.pieces = self
             .ranges
             .iter()
-            .map(|&(lo, hi)| (hi - lo).div_ceil(64 * LANES) as u64)
+            .map(|&(lo, hi)| (hi - lo).div_ceil(PAIRED * 64 * LANES) as u64)
             .sum();
         arranged
     }
@@ -406,6 +432,15 @@ impl Joiner {
         }
         self.classes = classes;
         true
+    }
+
+    /// The shortest west list packed: [`PACK_FROM`], or in tests what the test asks (by
+    /// default every list, so that the suites run the packed loops on short lists).
+    fn pack_from(&self) -> usize {
+        #[cfg(test)]
+        return self.pack_from.min(PACK_FROM);
+        #[cfg(not(test))]
+        PACK_FROM
     }
 
     /// The key of a join ([`key_bits`]), or in tests the forced one.
@@ -467,12 +502,57 @@ impl Joiner {
         // CPU too ([`Joiner::for_implementation`]).
         #[cfg(test)]
         let avx512 = avx512.filter(|_| !self.no_avx512);
-        let piece = &mut self.piece;
+        let (piece, piece_b) = (&mut self.piece, &mut self.piece_b);
         let packed = a.packed.then(|| &self.packed[..a.west]);
         let classes = &self.classes;
+        // The OR of a piece's key chunk entries for bucket v: the east masks of the piece
+        // that clash with every west mask of the bucket. Key slot j holds key bits
+        // 6j..6j+6, bits 6(kc-1-j).. of v << pad.
+        let base_of = |key_tables: &[ChunkTable], v: usize| {
+            let mut base = [0u64; LANES];
+            let padded = (v >> (a.k - a.moved)) << pad;
+            for (j, table) in key_tables.iter().enumerate() {
+                let at = CHUNK as usize * (kc - 1 - j);
+                let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
+                for (x, e) in base.iter_mut().zip(entry) {
+                    *x |= e;
+                }
+            }
+            base
+        };
+        // Visits the west buckets v with v & common == 0 (the submasks of `free`, the other
+        // key bits), calling `count(v, lo, hi)` on each nonempty one.
+        let visit = |free: usize, count: &mut dyn FnMut(usize, usize, usize)| {
+            let mut v = free;
+            loop {
+                let (lo, hi) = (west_start[v], west_start[v + 1]);
+                // The next bucket's first mask starts loading while this one is counted
+                // (see `isa::prefetch`).
+                if v != 0 {
+                    let after = (v - 1) & free;
+                    let at = west_start[after];
+                    if at < west_start[after + 1] {
+                        match packed {
+                            Some(p) => isa::prefetch(&p[at]),
+                            None => isa::prefetch(&west[at]),
+                        }
+                    }
+                }
+                if lo < hi {
+                    count(v, lo, hi);
+                }
+                if v == 0 {
+                    break;
+                }
+                v = (v - 1) & free;
+            }
+        };
         let mut index = 0u64;
         for &(lo, hi) in &self.ranges {
-            for masks in east[lo..hi].chunks(64 * LANES) {
+            // Pieces go in twos (see `PAIRED`): consecutive pieces of a sorted range
+            // usually share their key bits and so visit the same west buckets; each
+            // bucket is then read once for both.
+            for two in east[lo..hi].chunks(PAIRED * 64 * LANES) {
                 stats.pieces += 1;
                 index += 1;
                 if !sample.picks(index - 1) {
@@ -482,39 +562,21 @@ impl Joiner {
                     return None;
                 }
                 stats.pieces_run += 1;
-                let common = masks.iter().fold(u64::MAX, |acc, &m| acc & m);
-                piece.build(masks, a.span(), chunks);
-                let (tables, key_tables) = piece.tables[..chunks].split_at(own);
-                let valid: &[u64; LANES] = piece.valid[..LANES].try_into().expect("LANES words");
-                // West buckets v with v & common == 0: the submasks of the other key bits.
-                let free = full & !key_of(common);
-                let mut v = free;
-                loop {
-                    let (lo, hi) = (west_start[v], west_start[v + 1]);
-                    // The next bucket's first mask starts loading while this one is counted
-                    // (see `isa::prefetch`).
-                    if v != 0 {
-                        let after = (v - 1) & free;
-                        let at = west_start[after];
-                        if at < west_start[after + 1] {
-                            match packed {
-                                Some(p) => isa::prefetch(&p[at]),
-                                None => isa::prefetch(&west[at]),
-                            }
-                        }
-                    }
-                    if lo < hi {
-                        // Key slot j holds key bits 6j..6j+6, bits 6(kc-1-j).. of v << pad.
-                        let mut base = [0u64; LANES];
-                        let padded = (v >> (a.k - a.moved)) << pad;
-                        for (j, table) in key_tables.iter().enumerate() {
-                            let at = CHUNK as usize * (kc - 1 - j);
-                            let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
-                            for (x, e) in base.iter_mut().zip(entry) {
-                                *x |= e;
-                            }
-                        }
-                        stats.tested += (masks.len() * (hi - lo)) as u64;
+                let (ma, mb) = two.split_at(two.len().min(64 * LANES));
+                let free_of =
+                    |masks: &[u64]| full & !key_of(masks.iter().fold(u64::MAX, |acc, &m| acc & m));
+                let free_a = free_of(ma);
+                piece.build(ma, a.span(), chunks);
+                let (tables_a, keys_a) = piece.tables[..chunks].split_at(own);
+                let valid_a: &[u64; LANES] = piece.valid[..LANES].try_into().expect("LANES words");
+                let mut single = |tables: &[ChunkTable],
+                                  keys: &[ChunkTable],
+                                  valid: &[u64; LANES],
+                                  n_masks: usize,
+                                  free: usize| {
+                    visit(free, &mut |v, lo, hi| {
+                        let base = base_of(keys, v);
+                        stats.tested += (n_masks * (hi - lo)) as u64;
                         stats.pairs += match packed {
                             Some(p) => count_west_any(
                                 own,
@@ -537,12 +599,50 @@ impl Joiner {
                                 classes,
                             ),
                         };
-                    }
-                    if v == 0 {
-                        break;
-                    }
-                    v = (v - 1) & free;
+                    });
+                };
+                if mb.is_empty() {
+                    single(tables_a, keys_a, valid_a, ma.len(), free_a);
+                    continue;
                 }
+                let free_b = free_of(mb);
+                piece_b.build(mb, a.span(), chunks);
+                let (tables_b, keys_b) = piece_b.tables[..chunks].split_at(own);
+                let valid_b: &[u64; LANES] =
+                    piece_b.valid[..LANES].try_into().expect("LANES words");
+                if free_a != free_b {
+                    single(tables_a, keys_a, valid_a, ma.len(), free_a);
+                    single(tables_b, keys_b, valid_b, mb.len(), free_b);
+                    continue;
+                }
+                let n_masks = two.len();
+                visit(free_a, &mut |v, lo, hi| {
+                    let base = [&base_of(keys_a, v), &base_of(keys_b, v)];
+                    let (tables, valid) = ([tables_a, tables_b], [valid_a, valid_b]);
+                    stats.tested += (n_masks * (hi - lo)) as u64;
+                    stats.pairs += match packed {
+                        Some(p) => count_west_two(
+                            own,
+                            true,
+                            avx512,
+                            tables,
+                            valid,
+                            &p[lo..hi],
+                            base,
+                            classes,
+                        ),
+                        None => count_west_two(
+                            own,
+                            a.spread,
+                            avx512,
+                            tables,
+                            valid,
+                            &west[lo..hi],
+                            base,
+                            classes,
+                        ),
+                    };
+                });
             }
         }
         Some(stats)
@@ -760,6 +860,12 @@ mod tests {
                     assert_eq!(a.packed, a.spread && own <= PACKED_CHUNKS, "bits {bits}");
                     let kept = joiner.join_kept(&east, &west, Sample::ALL);
                     assert_eq!(kept.pairs, want, "kept: bits {bits}, k {k}");
+                    // The same lists unpacked, as a count keeps lists below PACK_FROM.
+                    joiner.pack_from = usize::MAX;
+                    assert_eq!(joiner.join(&east, &west, bits).pairs, want, "unpacked");
+                    joiner.keep(&east, &west, bits);
+                    assert!(!joiner.kept.expect("kept").packed, "bits {bits}, k {k}");
+                    joiner.pack_from = 0;
                     // Five weights are more classes than a packed mask holds: not packed,
                     // the same count.
                     let west5 = weighted(masks(seed + 1, 400, bits, density), &[1, 2, 3, 5, 7]);

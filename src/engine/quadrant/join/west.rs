@@ -185,6 +185,112 @@ pub(super) fn count_west_any(
     )
 }
 
+/// [`count_west_any`] for two pieces at once (the same west masks, each piece's tables,
+/// valid masks and base): the sum of both pieces' counts, each west mask read once.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn count_west_two(
+    chunks: usize,
+    spread: bool,
+    avx512: Option<Avx512Popcount>,
+    tables: [&[ChunkTable]; 2],
+    valid: [&[u64; LANES]; 2],
+    ws: &[impl WestEntry],
+    base: [&[u64; LANES]; 2],
+    classes: &[u32; CLASSES],
+) -> u64 {
+    isa::dispatch!(
+        avx512 => count_west_two_avx512_any(chunks, spread, tables, valid, ws, base, classes);
+        else pick_west_loop!(count_west_two_plain, chunks, spread, (tables, valid, ws, base, classes))
+    )
+}
+
+/// [`count_west`] for two pieces (see [`count_west_two`]).
+#[inline(always)]
+fn count_west_two_plain<const C: usize, const SPREAD: bool>(
+    tables: [&[ChunkTable]; 2],
+    valid: [&[u64; LANES]; 2],
+    ws: &[impl WestEntry],
+    base: [&[u64; LANES]; 2],
+    classes: &[u32; CLASSES],
+) -> u64 {
+    let ta: &[ChunkTable; C] = tables[0].try_into().expect("one table per chunk");
+    let tb: &[ChunkTable; C] = tables[1].try_into().expect("one table per chunk");
+    let mut pairs = [0u64; LANES];
+    for &entry in ws {
+        let weight = u64::from(entry.weight(classes));
+        let ca = clash::<C, SPREAD>(ta, entry.mask(), base[0]);
+        let cb = clash::<C, SPREAD>(tb, entry.mask(), base[1]);
+        for (b, p) in pairs.iter_mut().enumerate() {
+            let free = (valid[0][b] & !ca[b]).count_ones() + (valid[1][b] & !cb[b]).count_ones();
+            *p += weight * u64::from(free);
+        }
+    }
+    pairs.iter().sum()
+}
+
+isa::avx512_popcount_fn! {
+    /// [`count_west_two`]'s AVX-512 half (see `count_west_avx512_any`).
+    #[allow(clippy::too_many_arguments)]
+    fn count_west_two_avx512_any(
+        chunks: usize,
+        spread: bool,
+        tables: [&[ChunkTable]; 2],
+        valid: [&[u64; LANES]; 2],
+        ws: &[impl WestEntry],
+        base: [&[u64; LANES]; 2],
+        classes: &[u32; CLASSES],
+    ) -> u64 {
+        pick_west_loop!(count_west_two_avx512, chunks, spread, (tables, valid, ws, base, classes))
+    }
+}
+
+isa::avx512_popcount_fn! {
+    /// [`count_west_avx512`] for two pieces: both pieces' clash words from one west mask,
+    /// their free pairs added before the weight's multiply.
+    fn count_west_two_avx512<const C: usize, const SPREAD: bool>(
+        tables: [&[ChunkTable]; 2],
+        valid: [&[u64; LANES]; 2],
+        ws: &[impl WestEntry],
+        base: [&[u64; LANES]; 2],
+        classes: &[u32; CLASSES],
+    ) -> u64 {
+        use std::arch::x86_64::{
+            _mm256_add_epi64, _mm256_andnot_si256, _mm256_extract_epi64, _mm256_mul_epu32,
+            _mm256_popcnt_epi64, _mm256_set1_epi64x, _mm256_set_epi64x, _mm256_setzero_si256,
+        };
+        let ta: &[ChunkTable; C] = tables[0].try_into().expect("one table per chunk");
+        let tb: &[ChunkTable; C] = tables[1].try_into().expect("one table per chunk");
+        let lanes = |x: &[u64; LANES]| {
+            let [a, b, c, d] = x.map(|w| w as i64);
+            _mm256_set_epi64x(d, c, b, a)
+        };
+        let (va, vb) = (lanes(valid[0]), lanes(valid[1]));
+        let mut pairs = _mm256_setzero_si256();
+        for &entry in ws {
+            let w = entry.mask();
+            let ca = lanes(&clash::<C, SPREAD>(ta, w, base[0]));
+            let cb = lanes(&clash::<C, SPREAD>(tb, w, base[1]));
+            // Each lane's count is below 2^8 and a weight below 2^32: exact in 32 bits.
+            let free = _mm256_add_epi64(
+                _mm256_popcnt_epi64(_mm256_andnot_si256(ca, va)),
+                _mm256_popcnt_epi64(_mm256_andnot_si256(cb, vb)),
+            );
+            let weight = _mm256_set1_epi64x(i64::from(entry.weight(classes)));
+            pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
+        }
+        [
+            _mm256_extract_epi64::<0>(pairs),
+            _mm256_extract_epi64::<1>(pairs),
+            _mm256_extract_epi64::<2>(pairs),
+            _mm256_extract_epi64::<3>(pairs),
+        ]
+        .iter()
+        .map(|&p| p as u64)
+        .sum()
+    }
+}
+
 /// Σ over west masks w of weight(w) · (east masks of the piece that share no bit with w).
 ///
 /// ```text
@@ -376,8 +482,31 @@ mod tests {
                     let class = |x| classes.iter().position(|&c| c == x).unwrap();
                     ws.iter().map(|&(w, x)| Packed::new(w, class(x))).collect()
                 };
+                // A second piece, for the loop of two pieces: its count adds to the first's.
+                let east2 = masks(chunks as u64 + 9, 256, bits, 10);
+                let want2: u64 = west
+                    .iter()
+                    .map(|&(w, weight)| {
+                        let disjoint = east2.iter().filter(|&&e| e & w == 0);
+                        u64::from(weight) * disjoint.count() as u64
+                    })
+                    .sum();
+                let mut piece2 = Piece::default();
+                piece2.build(&east2, bits, chunks);
+                let valid2: &[u64; LANES] = piece2.valid[..LANES].try_into().unwrap();
                 for &(name, avx512) in &loops {
                     let tables = &piece.tables[..];
+                    let two = count_west_two(
+                        chunks,
+                        spread_it,
+                        avx512,
+                        [tables, &piece2.tables[..]],
+                        [valid, valid2],
+                        &ws,
+                        [&base, &[0; LANES]],
+                        &[0; CLASSES],
+                    );
+                    assert_eq!(two, want + want2, "{name}: two pieces, {chunks} chunks");
                     let got = count_west_any(
                         chunks,
                         spread_it,
