@@ -78,21 +78,27 @@
 //!
 //! `nqueens estimate N --json` projects each figure below from its sample (its
 //! `breakdown`). One core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
-//! VPOPCNTDQ), `estimate N -t 1` (48 units; 12 from n = 26), 2026-12-03, the other core
-//! busy with a single-threaded job; the symmetry factor and the pairs per found pair by
-//! whole counts (test `symmetry_factor`, n = 14..20), machine-independent:
+//! VPOPCNTDQ), `estimate N -t 1` (48 units; 12 a draw from n = 26, `--seconds 150`), the
+//! other core busy with a single-threaded job: n = 20, 21 on 2026-12-03 (afternoon), n = 22
+//! to 28 that evening with the join's packed west lists and pieces in twos (see `join`);
+//! the symmetry factor and the pairs per found pair by whole counts (test
+//! `symmetry_factor`, n = 14..20), machine-independent:
 //!
 //! | n | half patterns / sort / pair tests | pairs tested a solution | sets counted | east / west patterns a set (mean) | CPU a solution |
 //! |---|---|---|---|---|---|
 //! | 20 | 27 / 26 / 47% | 103 | 9.3e4 | 1.1e4 / 3.6e4 | 3.9 ns |
 //! | 21 | 37 / 23 / 40% | 39 | 4.2e6 | 1.1e4 / 2.3e3 | 5.4 ns |
-//! | 22 | 14 / 19 / 67% | 102 | 3.7e5 | 7.6e4 / 2.2e5 | 2.4 ns |
-//! | 23 | 21 / 28 / 52% | 37 | 2.0e7 | 7.1e4 / 1.3e4 | 3.1 ns |
-//! | 24 | 13 / 13 / 74% | 80 | 1.2e6 | 5.5e5 / 2.0e6 | 1.9 ns |
-//! | 25 | 25 / 24 / 51% | 32 | 8.9e7 | 5.3e5 / 9.4e4 | 2.1 ns |
-//! | 26 | 5 / 6 / 89% | 94 | 4.6e6 | 3.7e6 / 2.1e7 | 2.2 ns |
-//! | 27 | 14 / 16 / 70% | 27 | 3.8e8 | 4.1e6 / 7.9e5 | 1.0 ns |
-//! | 28 | 1 / 2 / 97% | 116 | 1.9e7 | 5.5e7 / 7.4e7 | 1.9 ns |
+//! | 22 | 13 / 19 / 67% | 96 | 3.3e5 | 8.1e4 / 2.4e5 | 2.10 ns |
+//! | 23 | 21 / 26 / 53% | 36 | 1.9e7 | 6.9e4 / 1.4e4 | 2.27 ns |
+//! | 24 | 11 / 13 / 75% | 80 | 1.2e6 | 5.5e5 / 2.0e6 | 1.95 ns |
+//! | 25 | 22 / 24 / 53% | 32 | 8.8e7 | 5.3e5 / 9.4e4 | 2.24 ns |
+//! | 26 | 5 / 6 / 89% | 86 | 4.8e6 | 4.8e6 / 1.5e7 | 1.67 ns |
+//! | 27 | 11 / 15 / 73% | 31 | 4.0e8 | 4.5e6 / 6.5e5 | 1.05 ns |
+//! | 28 | 2 / 3 / 94% | 152 | 1.7e7 | 3.2e7 / 1.4e8 | 2.09 ns |
+//!
+//! (At n = 28 a sampled unit's CPU includes the first touch of its thread's GBs of lists:
+//! on the KVM machine of these figures about 30 µs a 4 KiB page, 20-30 s of system time a
+//! process. A count keeps its workers' lists between units and pays that once a thread.)
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
@@ -124,6 +130,16 @@
 //! 1.4 million page faults for a 3.7 GB peak, on this KVM machine); keeping each thread's
 //! lists across batches, or 2 MiB pages, is the lead there (the 2 MiB pages alone halved the
 //! faults without lowering the system time).
+//!
+//! Where even boards lose (2026-12-03, `estimate` samples of 60, 40 and 16 units at n = 24,
+//! 26, 28): half the time goes to sets whose west list is 4 or more times their east list
+//! (the east list is the one cut to 27% by fact 2), and those test 2-4x the share of their
+//! pairs (0.7-0.8% of east x west at n = 26 against 0.4%): a short east list gives its
+//! pieces fewer shared key bits. Slicing the west list there instead (per weight class,
+//! the east list streamed with each class's weight) tested 4.3x fewer pairs on one n = 26
+//! shard but ran only 3% faster: the streamed list is then too short for 16-bit buckets
+//! (30 masks each), and with keys sized for it the shard measured -12% to +5% (noise). Not
+//! kept; a join whose cost follows its bucket visits as well as its pairs is the lead.
 //!
 //! Tried for even n and not kept (test `long_frames_sampled`): frames from the queens on the
 //! two long diagonals ([`Frame::all_long`], exact): 24%, 14% and 44% more pairs per
