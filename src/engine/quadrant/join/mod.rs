@@ -116,7 +116,8 @@ pub struct JoinStats {
     pub pairs: u64,
     /// (east, west) pairs tested.
     pub tested: u64,
-    /// Pieces of east masks the join has (see [`Joiner::join_sampled`]).
+    /// Pieces of east masks the join has (see [`Joiner::join_sampled`]), counted in twos
+    /// ([`PAIRED`] pieces of up to 256 masks each, the unit a sample picks).
     pub pieces: u64,
     /// Pieces that ran.
     pub pieces_run: u64,
@@ -709,7 +710,7 @@ impl Arranged {
 /// [`Joiner::join_sampled`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
-    /// Run piece i when i % stride == offset.
+    /// Run piece i (a two, see [`JoinStats::pieces`]) when i % stride == offset.
     pub stride: u64,
     /// The first piece that runs.
     pub offset: u64,
