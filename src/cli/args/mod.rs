@@ -79,10 +79,12 @@ pub enum Command {
     /// Project the time and memory of a whole count of N from a seeded random sample of its
     /// units: CPU time with a 95% interval, wall time on --threads, unit times, memory.
     ///
-    /// Units are drawn with probability proportional to their cost estimate, in strata
-    /// (--sample K of them, default 48; --seed S); units or joins too long to time whole
-    /// are timed on a random share and scaled up without bias. About a minute on 2 cores at
-    /// any N up to 28. Validated against whole counts of N = 16..21 (see the README).
+    /// Units are drawn with probability proportional to their cost estimate (even N from
+    /// 26: to their sets' estimated list lengths E²·W³, which follow the time closer), in
+    /// draws of K strata (--sample K, default 48, 12 from N = 26; --seed S) while --seconds
+    /// allows; units or joins too long to time whole are timed on a random share and scaled
+    /// up without bias. At most about a minute on 2 cores up to N = 27 (N = 28: one draw,
+    /// about 70 s). Validated against whole counts of N = 16..21 (see the README).
     Estimate(EstimateArgs),
     /// Print the unit plan of N (ids, pre-placed queens, weights, estimated costs) for
     /// external schedulers, or its statistics and a makespan estimate with --stats.
@@ -357,7 +359,7 @@ pub struct EstimateArgs {
     pub sample: Option<u32>,
     /// Seconds the estimate may take, 0..86400: draws of K units (seeds S, S + 1, ...) are
     /// made while the next is expected to end within it (always one). Default: 4, or 55 from
-    /// N = 26 without --sample (five draws at N = 26 on 2 cores: a 95% interval near ±25%).
+    /// N = 26 without --sample (six draws at N = 26 on 2 cores: a 95% interval near ±25%).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_hyphen_values = true)]
     pub seconds: Option<f64>,
     /// Seed of the random draw: the same seed draws the same units.
