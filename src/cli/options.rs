@@ -505,11 +505,12 @@ pub fn clock_seed() -> u64 {
 /// [`FRONTIER_SECONDS`]: a sampled unit there costs a second or more (its set's half
 /// searches and sort), and its time varies from unit to unit by a factor of ten.
 const FRONTIER: u32 = 26;
-/// `estimate`'s default time from [`FRONTIER`], seconds (the whole command): at n = 26 five draws
-/// of 12 units on 2 cores (1.4 s of CPU a unit, 2026-12-03, Zen 4), a 95% interval of
-/// -23% / +26% with the drift allowance (`estimate::DRIFT`), and the whole command within
-/// a minute. At n = 28 one draw of 12 units takes over a minute by itself (9 s of CPU a
-/// unit and the first touch of each thread's GBs of lists), and is all it makes.
+/// `estimate`'s default time from [`FRONTIER`], seconds (the whole command): at n = 26 six
+/// draws of 12 units on 2 cores (1.3 s of CPU a unit, 2026-12-03, Zen 4), a 95% interval of
+/// -23% / +25% with the drift allowance (`estimate::DRIFT`), within a minute; at n = 27 two
+/// draws in 46 s (-26% / +29%). At n = 28 one draw of 12 units takes over a minute by
+/// itself (9 s of CPU a unit and the first touch of each thread's GBs of lists), and is all
+/// it makes.
 const FRONTIER_SECONDS: f64 = 55.0;
 /// `estimate`'s default sampling time below [`FRONTIER`], seconds: at small n one draw
 /// times only milliseconds of work, which a single interrupt can double.
