@@ -49,13 +49,11 @@ pub struct Prepared {
     quadrant: OnceLock<quadrant::Context>,
     /// Held while the quadrant context is built, so that it is built once.
     building: Mutex<()>,
-    /// The quadrant workers' buffers between batches: a batch takes one (or makes one) and
-    /// puts it back, so at most one per thread that runs batches at once. Kept because a
-    /// set of n = 28 fills GBs of lists, and memory given back to the system between units
-    /// must be faulted in again page by page: 1.4 million faults for one unit of n = 28,
-    /// 8-30 s of system time on a 2-core KVM machine (Zen 4), a fifth to two fifths of the
-    /// unit's CPU.
-    scratches: Mutex<Vec<quadrant::Scratch>>,
+    /// The quadrant workers' buffers between batches (a batch takes one and puts it back).
+    /// Memory given back to the system between units must be faulted in again page by
+    /// page: 1.4 million faults for one unit of n = 28, 8-30 s of system time on a 2-core
+    /// KVM machine (Zen 4), a fifth to two fifths of the unit's CPU.
+    scratches: quadrant::ScratchPool,
 }
 
 impl Prepared {
@@ -73,7 +71,7 @@ impl Prepared {
             config: *config,
             quadrant: OnceLock::new(),
             building: Mutex::new(()),
-            scratches: Mutex::new(Vec::new()),
+            scratches: quadrant::ScratchPool::default(),
         }
     }
 
@@ -154,25 +152,15 @@ impl Prepared {
             })
             .collect();
         if let Some(scratch) = scratch {
-            self.put_scratch(scratch);
+            self.scratches.put(scratch);
         }
         results
     }
 
     /// A quadrant worker's buffers: those a finished batch put back, or new ones.
-    pub(crate) fn take_scratch(&self) -> quadrant::Scratch {
-        let kept = self
-            .scratches
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop();
+    fn take_scratch(&self) -> quadrant::Scratch {
+        let kept = self.scratches.take();
         kept.unwrap_or_else(|| quadrant::Scratch::new(self.config.isa))
-    }
-
-    /// Keeps a worker's buffers for the next batch (see [`Prepared::take_scratch`]).
-    pub(crate) fn put_scratch(&self, scratch: quadrant::Scratch) {
-        let mut kept = self.scratches.lock().unwrap_or_else(|e| e.into_inner());
-        kept.push(scratch);
     }
 
     /// Runs one unit, giving up (None) soon after `stop` becomes true.

@@ -4,7 +4,6 @@
 //! timed whole; a quadrant unit too long to time whole is sampled in two more stages, one
 //! of its sets and a share of that set's join (`quadrant::sample`).
 
-use std::sync::Mutex;
 use std::time::Instant;
 
 use super::exec::Prepared;
@@ -123,7 +122,7 @@ pub struct Sampler<'a> {
     /// back to the system and faulted in again for the next unit (before, rayon's
     /// `map_init` made and warmed buffers per split of the work, several times a thread,
     /// and `estimate 28 -t 2` spent 43% of its CPU in the kernel on a KVM machine).
-    scratches: Mutex<Vec<quadrant::Scratch>>,
+    scratches: quadrant::ScratchPool,
 }
 
 impl<'a> Sampler<'a> {
@@ -144,7 +143,7 @@ impl<'a> Sampler<'a> {
             prepared,
             budget,
             smallest,
-            scratches: Mutex::new(Vec::new()),
+            scratches: quadrant::ScratchPool::default(),
         }
     }
 
@@ -152,12 +151,7 @@ impl<'a> Sampler<'a> {
     /// plan's cheapest unit (see `quadrant::sample::warm_up`), so that the first unit a
     /// thread times is not charged with growing them.
     fn take_scratch(&self) -> quadrant::Scratch {
-        if let Some(kept) = self
-            .scratches
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop()
-        {
+        if let Some(kept) = self.scratches.take() {
             return kept;
         }
         let mut scratch = quadrant::Scratch::new(self.prepared.config().isa);
@@ -180,10 +174,7 @@ impl<'a> Sampler<'a> {
         let ctx = self.prepared.context(&NEVER).expect("never stopped");
         let mut scratch = self.take_scratch();
         let timed = quadrant::sample::time_unit(ctx, frame, prefix, self.budget, rng, &mut scratch);
-        self.scratches
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(scratch);
+        self.scratches.put(scratch);
         timed
     }
 }

@@ -167,7 +167,7 @@ use super::Isa;
 use super::{Config, Error};
 
 pub use frame::{sets, Frame, Rule};
-pub use set::{Scratch, SetResult, LIST_BUDGET};
+pub use set::{Scratch, ScratchPool, SetResult, LIST_BUDGET};
 
 /// Smallest board the engine accepts (smaller boards are instant by backtracking).
 pub const MIN_N: u32 = 4;

@@ -4,6 +4,7 @@
 //! set with (its halves, its join's fixed part and a sample of its pieces, apart).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use super::half::{Half, HalfScratch, HalfStats, MaskList, Part};
 use super::join::{self, Joiner};
@@ -303,6 +304,28 @@ impl Scratch {
             half: HalfScratch::new(isa),
             ..Scratch::default()
         }
+    }
+}
+
+/// Workers' buffers kept between batches (or sampled units): each worker takes one, or
+/// makes one when none is kept, and puts it back when done, so the pool holds at most one
+/// per worker that ran at once, and their GBs of lists at n = 28 are not given back to the
+/// system and faulted in again page by page for the next unit.
+#[derive(Debug, Default)]
+pub struct ScratchPool(Mutex<Vec<Scratch>>);
+
+impl ScratchPool {
+    /// A kept worker's buffers, if any.
+    pub fn take(&self) -> Option<Scratch> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+
+    /// Keeps a worker's buffers for the next taker.
+    pub fn put(&self, scratch: Scratch) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(scratch);
     }
 }
 
