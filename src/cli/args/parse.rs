@@ -142,15 +142,21 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
         })
 }
 
-/// Parses a percentage, 0..=100 (decimals allowed).
-pub fn parse_percent(s: &str) -> Result<f64, String> {
+/// Parses a number from `lo` to `hi` (decimals allowed), or says that `s` is not `what`
+/// and which `unit`s it takes: "'x' is not a percentage: expected a number from 0 to 100".
+fn parse_real_in(s: &str, lo: f64, hi: f64, what: &str, unit: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
         _ => Err(format!(
-            "'{}' is not a percentage: expected a number from 0 to 100",
+            "'{}' is not {what}: expected {unit} from {lo} to {hi}",
             shown(s)
         )),
     }
+}
+
+/// Parses a percentage, 0..=100 (decimals allowed).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    parse_real_in(s, 0.0, 100.0, "a percentage", "a number")
 }
 
 impl FromStr for SizeRange {
@@ -310,24 +316,12 @@ pub fn parse_sample(s: &str) -> Result<u32, String> {
 }
 
 pub fn parse_budget(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.01..=3600.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{}' is not a time budget: expected seconds from 0.01 to 3600",
-            shown(s)
-        )),
-    }
+    parse_real_in(s, 0.01, 3600.0, "a time budget", "seconds")
 }
 
 /// Parses `estimate --seconds`: 0 to a day.
 pub fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.0..=86400.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{}' is not a sampling time: expected seconds from 0 to 86400",
-            shown(s)
-        )),
-    }
+    parse_real_in(s, 0.0, 86400.0, "a sampling time", "seconds")
 }
 
 /// Parses `--limit`, at least 1.
