@@ -27,12 +27,12 @@
 //!   it removes about 98% of the pairs. This is what keeps the growth per n near the growth of
 //!   the lists.
 //!
-//! * **West masks read once for two pieces, 8 bytes each.** From n = 24 the west loop
-//!   waits on memory more than it computes (a piece visits about 50,000 west masks in 500
-//!   buckets of a 150 MB list at n = 26: 4-6 ns a mask from L3 and memory, 1.8 ns from
-//!   L2). Long west lists are sorted packed ([`west::Packed`]: the weight's class in the
-//!   mask's free top byte), and two consecutive pieces that share their key bits read each
-//!   bucket once ([`PAIRED`]).
+//! * **West masks read once for a group of pieces, 8 bytes each.** From n = 24 a piece
+//!   visits about 200 west buckets of 100-200 masks (n = 24 and 26), and its neighbours in
+//!   the sorted list visit mostly the same ones. Up to [`GROUP`] consecutive pieces visit
+//!   the union of their buckets together, each bucket's masks read once for the members
+//!   that visit it; long west lists are sorted packed ([`west::Packed`]: the weight's class
+//!   in the mask's free top byte).
 //!
 //! Measured and not kept (2026-12-01, AMD EPYC Zen 3, shard 7411/20000 of n = 24, one
 //! thread): *slicing the longer list*. At n = 24 a set's west list is often ten times its
@@ -73,8 +73,7 @@ mod west;
 use key::{chunk_split, key_bits, BitOrder, Key, KeyTable};
 use layout::{bucket_sort, subset_sums};
 use west::{
-    count_west_any, count_west_two, entry, spread, ChunkTable, Packed, Piece, CLASSES,
-    PACKED_CHUNKS, SPREAD_CHUNKS,
+    count_west, entry, spread, ChunkTable, Packed, Piece, CLASSES, PACKED_CHUNKS, SPREAD_CHUNKS,
 };
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
@@ -86,17 +85,49 @@ pub const LANES: usize = 4;
 /// more than the bytes it saves: packing every list made `count 18 -t 1` about 8% slower
 /// (Zen 4, the two builds at once, 4 rounds: 1.11, 0.98, 1.19, 1.07).
 pub const PACK_FROM: usize = 1 << 18;
-/// Pieces joined together: the unit of a join's sampling and of its `pieces` count. Two
-/// consecutive pieces of a sorted range whose masks share the same key bits visit the same
-/// west buckets, and the west loop then reads each west mask once for both
-/// (`count_west_two`): the loop streams its west masks from L3 and memory (a piece visits
-/// about 50,000 of them in 500 buckets at n = 26), so reading them once for two pieces
-/// halves that traffic. Pieces whose key bits differ are joined one after the other: 7% of
-/// the twos at n = 26 (`estimate 26` sample, 2026-12-03), almost all of them one or two key
-/// bits apart. Measured (Zen 4, 1 thread, the builds without and with it at once, one per
-/// core, swapping cores): `count 26 --shard 162680/840000` -7.0% and -7.8% CPU, `count 24
-/// --shard 7411/20000` -1.7% and -2.1%; same counts and tested pairs.
-pub const PAIRED: usize = 2;
+/// Pieces joined together: the unit of a join's sampling and of its `pieces` count. Up to
+/// GROUP consecutive pieces of the sorted east list visit the union of their west buckets
+/// together, and each bucket's west masks are read once for every member that visits it
+/// ([`west::count_west`]).
+///
+/// Why: consecutive pieces share most of their key bits (they are neighbours in the sorted
+/// list), so most of their buckets are the same. Measured (probe of every bucket visit,
+/// `count 26 --shard 162680/420000 -t 1`, 2026-12-03): the pieces, one after the other,
+/// read 2.9e10 west masks; the unions of groups of 2, 4 and 8 consecutive pieces hold
+/// 2.1e10, 1.5e10 and 1.1e10 (n = 24, shard 4114/20000: 6.3e9 against 4.8e9, 3.6e9 and
+/// 2.6e9). A read shared by m pieces pays its load, weight, multiply and loop once and
+/// each chunk's byte once, and only the m table entries per chunk apart.
+///
+/// Measured (Zen 4, 1 thread, the build with pieces in twos and this one at once, one per
+/// core, swapping cores; with [`PREFETCH_LINES`]): `count 26 --shard 162680/420000` -10.7%
+/// and -9.8%, `count 24 --shard 4114/20000` -7.9% and -17%, `count 22 --shard 77/200` -5.5%
+/// and -13.5%; same counts and tested pairs. Groups of 8 were 2% slower than groups of 4
+/// at n = 24 (4 rounds): the west loop computes per piece, and 8 pieces' tables no longer
+/// stay in L1. Sparse joins keep twos (see [`DENSE`]).
+pub const GROUP: usize = 4;
+/// Cache lines of the next west bucket a group asks for while it counts the current one
+/// (8 packed masks or 4 unpacked ones a line; see `isa::prefetch`). The hardware
+/// prefetcher follows a bucket only after its first misses, and a bucket holds 100-200
+/// masks at n = 24 and 26, so without this each bucket began with a wait on memory (the
+/// west loop's hottest instruction, by `perf record` on `count 26 --shard
+/// 162680/420000`). Measured (Zen 4, 1 thread, 2 builds at once, cores swapped): 4 lines
+/// instead of 1, `count 24 --shard 4114/20000` -3.5% to -6% (4 rounds); 6 instead of 1,
+/// `count 26 --shard 162680/420000` -9% and -7%; 12 lines as 4 at n = 24 (0.94-1.02), 32 as
+/// 6 at n = 26 +1% and +2%.
+const PREFETCH_LINES: usize = 6;
+/// Joins whose west buckets hold fewer masks than this on average, or whose west list is
+/// shorter than their east list, keep the pieces in twos of one range instead of groups:
+/// there a bucket holds one or two west masks and the shared reads save little, while the
+/// group loop's per-bucket work made `count 25 --shard 123456/200000` 8-16% slower and
+/// `count 23 --shard 1234/2000` 5-11% (Zen 4, paired). With this rule odd boards measured
+/// +1% to +2% at n = 23 and 27 and +2.5% to +10% at n = 25 against the build before groups;
+/// without its second half, +3% to +18% at n = 25 and +6% to +8% at n = 27.
+const DENSE: usize = 8;
+/// How many key bits a group's union may have beyond its widest member's: the union's
+/// submasks are listed to find the buckets (a bucket no member visits costs a few
+/// instructions and no memory), so a member whose free bits differ much from the others'
+/// starts the next group instead.
+const SLACK: u32 = 3;
 /// Diagonal bits per chunk table (64 entries, 2 KiB: a piece's tables stay in L1). Six
 /// rather than five (2026-12-02, Intel Xeon model 167, one thread, alternating): shard
 /// 7411/20000 of n = 24 21.4 / 22.1 -> 18.3 / 18.8 s (a west mask: 6 table ORs instead of
@@ -116,8 +147,9 @@ pub struct JoinStats {
     pub pairs: u64,
     /// (east, west) pairs tested.
     pub tested: u64,
-    /// Pieces of east masks the join has (see [`Joiner::join_sampled`]), counted in twos
-    /// ([`PAIRED`] pieces of up to 256 masks each, the unit a sample picks).
+    /// Pieces of east masks the join has (see [`Joiner::join_sampled`]), counted in groups
+    /// (up to [`GROUP`] pieces of up to 256 masks each, or twos where the join is sparse,
+    /// see [`DENSE`]: the unit a sample picks).
     pub pieces: u64,
     /// Pieces that ran.
     pub pieces_run: u64,
@@ -128,9 +160,12 @@ pub struct JoinStats {
 pub struct Joiner {
     /// The instruction set of the join's loop (see [`isa`]).
     isa: Isa,
-    /// The pieces being joined (two at a time, see [`PAIRED`]).
-    piece: Piece,
-    piece_b: Piece,
+    /// The pieces of the group being joined (see [`GROUP`]).
+    pieces: [Piece; GROUP],
+    /// The join's pieces, in order: 256 masks of a range each (see [`Cut`]).
+    cuts: Vec<Cut>,
+    /// The join's groups: `cuts[first..end]` for each `(first, end)`.
+    groups: Vec<(usize, usize)>,
     /// Both lists sorted by bucket, with the start of each bucket (when there is more than
     /// one bucket: a single bucket is the input itself). The buffers keep their length
     /// between joins (see [`bucket_sort`]).
@@ -195,11 +230,11 @@ impl Joiner {
     /// order the diagonals by how often both lists take them; the first k are key bits
     /// sort east by its key bits (lexicographically) and bucket west by the same bits
     /// cut the sorted east list into ranges (see `layout`), each range into pieces of 256
-    /// for each piece (two at a time where they share their key bits, see PAIRED):
-    ///     common = the key bits every mask of the piece takes
-    ///     build the piece's chunk tables
-    ///     for each west bucket v with v & common == 0, for each west mask w in it:
-    ///         pairs += weight(w) · (east masks of the piece disjoint from w)
+    /// for each piece: common = the key bits every mask of the piece takes
+    /// for each group of up to GROUP consecutive pieces (see GROUP):
+    ///     build the pieces' chunk tables
+    ///     for each west bucket v with v & common == 0 for some member, each mask w in it:
+    ///         pairs += weight(w) · (east masks of those members disjoint from w)
     /// ```
     ///
     /// A west mask in a bucket that meets `common` clashes with every mask of the piece, so
@@ -314,6 +349,7 @@ impl Joiner {
     #[inline(always)]
     fn arrange(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Arranged {
         let mut arranged = Arranged {
+            sparse: false,
             east: east.len(),
             west: west.len(),
             bits,
@@ -415,11 +451,42 @@ impl Joiner {
             subset_sums(compatible, k);
             layout::layout(&self.east_start, k, compatible, &mut self.ranges);
         }
-        arranged.pieces = self
-            .ranges
-            .iter()
-            .map(|&(lo, hi)| (hi - lo).div_ceil(PAIRED * 64 * LANES) as u64)
-            .sum();
+        // Groups pay where the buckets are long; where they hold a few masks (odd boards'
+        // frames, whose west lists are shorter than their east lists) the pieces go in twos
+        // of the same range as before groups, which measured faster there (see GROUP).
+        arranged.sparse = west.len() >> k < DENSE || west.len() < east.len();
+        if arranged.sparse {
+            arranged.pieces = self
+                .ranges
+                .iter()
+                .map(|&(lo, hi)| (hi - lo).div_ceil(2 * 64 * LANES) as u64)
+                .sum();
+            return arranged;
+        }
+        // The pieces: 256 masks of a range each, with the key bits none of them takes.
+        let keys = KeyTable {
+            parts: &self.moved_key_table,
+        };
+        let full = (1usize << k) - 1;
+        let sorted: &[u64] = if arranged.sorted {
+            &self.east[..east.len()]
+        } else {
+            east
+        };
+        self.cuts.clear();
+        for &(lo, hi) in &self.ranges {
+            for at in (lo..hi).step_by(64 * LANES) {
+                let end = (at + 64 * LANES).min(hi);
+                let common = sorted[at..end].iter().fold(u64::MAX, |acc, &m| acc & m);
+                self.cuts.push(Cut {
+                    lo: at,
+                    hi: end,
+                    free: full & !keys.key(common),
+                });
+            }
+        }
+        group(&self.cuts, &mut self.groups);
+        arranged.pieces = self.groups.len() as u64;
         arranged
     }
 
@@ -492,10 +559,6 @@ impl Joiner {
                 pieces_run: u64::from(run),
             });
         }
-        let keys_by_byte = KeyTable {
-            parts: &self.moved_key_table,
-        };
-        let key_of = |m: u64| keys_by_byte.key(m);
         let (own, kc) = chunk_split(a.bits, a.moved);
         let chunks = own + kc;
         // The moved key bits are in the last `kc` chunk tables (see `BitOrder`); each west
@@ -503,14 +566,12 @@ impl Joiner {
         // `a.moved` key bits (the top of v), padded at their low end to whole chunks, give
         // slot j's value at bits 6(kc - 1 - j)...
         let pad = CHUNK as usize * kc - a.moved;
-        let full = (1usize << a.k) - 1;
         let mut stats = JoinStats::default();
         let avx512 = self.isa.avx512_popcount();
         // The per-implementation tests run the v3 join with AVX2's popcounts on an AVX-512
         // CPU too ([`Joiner::for_implementation`]).
         #[cfg(test)]
         let avx512 = avx512.filter(|_| !self.no_avx512);
-        let (piece, piece_b) = (&mut self.piece, &mut self.piece_b);
         let packed = a.packed.then(|| &self.packed[..a.west]);
         let classes = &self.classes;
         // The OR of a piece's key chunk entries for bucket v: the east masks of the piece
@@ -528,132 +589,274 @@ impl Joiner {
             }
             base
         };
-        // Visits the west buckets v with v & common == 0 (the submasks of `free`, the other
-        // key bits), calling `count(v, lo, hi)` on each nonempty one.
-        let visit = |free: usize, count: &mut dyn FnMut(usize, usize, usize)| {
-            let mut v = free;
-            loop {
-                let (lo, hi) = (west_start[v], west_start[v + 1]);
-                // The next bucket's first mask starts loading while this one is counted
-                // (see `isa::prefetch`).
-                if v != 0 {
-                    let after = (v - 1) & free;
-                    let at = west_start[after];
-                    if at < west_start[after + 1] {
-                        match packed {
-                            Some(p) => isa::prefetch(&p[at]),
-                            None => isa::prefetch(&west[at]),
+        let pieces = &mut self.pieces;
+        // One bucket's count for the members that visit it.
+        let counter = |pieces: &[Piece], v: usize, lo: usize, hi: usize, members: &[usize]| {
+            let bucket = Bucket {
+                v,
+                lo,
+                hi,
+                own,
+                spread: a.spread,
+                avx512,
+                packed,
+                west,
+                classes,
+            };
+            match members.len() {
+                1 => bucket.count::<1>(pieces, members, &base_of),
+                2 => bucket.count::<2>(pieces, members, &base_of),
+                3 => bucket.count::<3>(pieces, members, &base_of),
+                _ => bucket.count::<4>(pieces, members, &base_of),
+            }
+        };
+        if a.sparse {
+            let keys_by_byte = KeyTable {
+                parts: &self.moved_key_table,
+            };
+            let full = (1usize << a.k) - 1;
+            let free_of = |masks: &[u64]| {
+                full & !keys_by_byte.key(masks.iter().fold(u64::MAX, |acc, &m| acc & m))
+            };
+            let visit = |free: usize, count: &mut dyn FnMut(usize, usize, usize)| {
+                let mut v = free;
+                loop {
+                    let (lo, hi) = (west_start[v], west_start[v + 1]);
+                    if v != 0 {
+                        let after = (v - 1) & free;
+                        let at = west_start[after];
+                        if at < west_start[after + 1] {
+                            match packed {
+                                Some(p) => isa::prefetch(&p[at]),
+                                None => isa::prefetch(&west[at]),
+                            }
+                        }
+                    }
+                    if lo < hi {
+                        count(v, lo, hi);
+                    }
+                    if v == 0 {
+                        break;
+                    }
+                    v = (v - 1) & free;
+                }
+            };
+            let mut index = 0u64;
+            for &(lo, hi) in &self.ranges {
+                for two in east[lo..hi].chunks(2 * 64 * LANES) {
+                    stats.pieces += 1;
+                    index += 1;
+                    if !sample.picks(index - 1) {
+                        continue;
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    stats.pieces_run += 1;
+                    let (ma, mb) = two.split_at(two.len().min(64 * LANES));
+                    let fa = free_of(ma);
+                    pieces[0].build(ma, a.span(), chunks);
+                    let fb = (!mb.is_empty()).then(|| {
+                        pieces[1].build(mb, a.span(), chunks);
+                        free_of(mb)
+                    });
+                    let pieces = &pieces[..];
+                    let mut run = |members: &[usize], free: usize, n: usize| {
+                        visit(free, &mut |v, lo, hi| {
+                            stats.tested += (n * (hi - lo)) as u64;
+                            stats.pairs += counter(pieces, v, lo, hi, members);
+                        })
+                    };
+                    match fb {
+                        None => run(&[0], fa, ma.len()),
+                        Some(fb) if fb == fa => run(&[0, 1], fa, two.len()),
+                        Some(fb) => {
+                            run(&[0], fa, ma.len());
+                            run(&[1], fb, mb.len());
                         }
                     }
                 }
-                if lo < hi {
-                    count(v, lo, hi);
+            }
+            return Some(stats);
+        }
+        for (index, &(first, end)) in self.groups.iter().enumerate() {
+            stats.pieces += 1;
+            if !sample.picks(index as u64) {
+                continue;
+            }
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            stats.pieces_run += 1;
+            let cuts = &self.cuts[first..end];
+            let mut union = 0;
+            for (piece, cut) in pieces.iter_mut().zip(cuts) {
+                piece.build(&east[cut.lo..cut.hi], a.span(), chunks);
+                union |= cut.free;
+            }
+            let pieces = &pieces[..cuts.len()];
+            // The buckets any member visits, each read once for the members that visit it
+            // (v within the member's free key bits); descending, as `v = (v - 1) & union`
+            // lists the submasks of `union`.
+            // The union's bits each member does not visit, and whether there are none (the
+            // members all visit the same buckets: no test per bucket).
+            let mut outside = [0usize; GROUP];
+            let mut sizes = [0usize; GROUP];
+            for (i, cut) in cuts.iter().enumerate() {
+                outside[i] = union & !cut.free;
+                sizes[i] = cut.hi - cut.lo;
+            }
+            let same = outside.iter().all(|&o| o == 0);
+            let mut all = [0usize; GROUP];
+            for (i, a) in all.iter_mut().enumerate() {
+                *a = i;
+            }
+            let everyone = (all, cuts.len(), sizes.iter().sum());
+            let mut v = union;
+            loop {
+                // The members that visit v, without a branch per member (which bucket a
+                // member visits follows no pattern the branch predictor could learn).
+                let (members, m, masks): ([usize; GROUP], usize, usize) = if same {
+                    everyone
+                } else {
+                    let (mut members, mut m, mut masks) = ([0; GROUP], 0, 0);
+                    for i in 0..cuts.len() {
+                        let inside = v & outside[i] == 0;
+                        members[m] = i;
+                        m += usize::from(inside);
+                        masks += sizes[i] * usize::from(inside);
+                    }
+                    (members, m, masks)
+                };
+                if m > 0 {
+                    let (lo, hi) = (west_start[v], west_start[v + 1]);
+                    // The next bucket's first lines start loading while this one is counted
+                    // (see `isa::prefetch` and PREFETCH_LINES).
+                    if v != 0 {
+                        let after = (v - 1) & union;
+                        let (at, to) = (west_start[after], west_start[after + 1]);
+                        match packed {
+                            Some(p) => {
+                                for i in (at..to.min(at + 8 * PREFETCH_LINES)).step_by(8) {
+                                    isa::prefetch(&p[i]);
+                                }
+                            }
+                            None => {
+                                for i in (at..to.min(at + 4 * PREFETCH_LINES)).step_by(4) {
+                                    isa::prefetch(&west[i]);
+                                }
+                            }
+                        }
+                    }
+                    if lo < hi {
+                        stats.tested += (masks * (hi - lo)) as u64;
+                        stats.pairs += counter(pieces, v, lo, hi, &members[..m]);
+                    }
                 }
                 if v == 0 {
                     break;
                 }
-                v = (v - 1) & free;
-            }
-        };
-        let mut index = 0u64;
-        for &(lo, hi) in &self.ranges {
-            // Pieces go in twos (see `PAIRED`): consecutive pieces of a sorted range
-            // usually share their key bits and so visit the same west buckets; each
-            // bucket is then read once for both.
-            for two in east[lo..hi].chunks(PAIRED * 64 * LANES) {
-                stats.pieces += 1;
-                index += 1;
-                if !sample.picks(index - 1) {
-                    continue;
-                }
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                stats.pieces_run += 1;
-                let (ma, mb) = two.split_at(two.len().min(64 * LANES));
-                let free_of =
-                    |masks: &[u64]| full & !key_of(masks.iter().fold(u64::MAX, |acc, &m| acc & m));
-                let free_a = free_of(ma);
-                piece.build(ma, a.span(), chunks);
-                let (tables_a, keys_a) = piece.tables[..chunks].split_at(own);
-                let valid_a: &[u64; LANES] = piece.valid[..LANES].try_into().expect("LANES words");
-                let mut single = |tables: &[ChunkTable],
-                                  keys: &[ChunkTable],
-                                  valid: &[u64; LANES],
-                                  n_masks: usize,
-                                  free: usize| {
-                    visit(free, &mut |v, lo, hi| {
-                        let base = base_of(keys, v);
-                        stats.tested += (n_masks * (hi - lo)) as u64;
-                        stats.pairs += match packed {
-                            Some(p) => count_west_any(
-                                own,
-                                true,
-                                avx512,
-                                tables,
-                                valid,
-                                &p[lo..hi],
-                                &base,
-                                classes,
-                            ),
-                            None => count_west_any(
-                                own,
-                                a.spread,
-                                avx512,
-                                tables,
-                                valid,
-                                &west[lo..hi],
-                                &base,
-                                classes,
-                            ),
-                        };
-                    });
-                };
-                if mb.is_empty() {
-                    single(tables_a, keys_a, valid_a, ma.len(), free_a);
-                    continue;
-                }
-                let free_b = free_of(mb);
-                piece_b.build(mb, a.span(), chunks);
-                let (tables_b, keys_b) = piece_b.tables[..chunks].split_at(own);
-                let valid_b: &[u64; LANES] =
-                    piece_b.valid[..LANES].try_into().expect("LANES words");
-                if free_a != free_b {
-                    single(tables_a, keys_a, valid_a, ma.len(), free_a);
-                    single(tables_b, keys_b, valid_b, mb.len(), free_b);
-                    continue;
-                }
-                let n_masks = two.len();
-                visit(free_a, &mut |v, lo, hi| {
-                    let base = [&base_of(keys_a, v), &base_of(keys_b, v)];
-                    let (tables, valid) = ([tables_a, tables_b], [valid_a, valid_b]);
-                    stats.tested += (n_masks * (hi - lo)) as u64;
-                    stats.pairs += match packed {
-                        Some(p) => count_west_two(
-                            own,
-                            true,
-                            avx512,
-                            tables,
-                            valid,
-                            &p[lo..hi],
-                            base,
-                            classes,
-                        ),
-                        None => count_west_two(
-                            own,
-                            a.spread,
-                            avx512,
-                            tables,
-                            valid,
-                            &west[lo..hi],
-                            base,
-                            classes,
-                        ),
-                    };
-                });
+                v = (v - 1) & union;
             }
         }
         Some(stats)
+    }
+}
+
+/// A piece of a join: east masks `lo..hi` of the sorted list (at most 256, within one
+/// range of the layout), and the key bits none of them takes (`free`): the piece visits the
+/// west buckets whose key is within `free`.
+#[derive(Clone, Copy, Debug)]
+struct Cut {
+    lo: usize,
+    hi: usize,
+    free: usize,
+}
+
+/// Cuts `cuts` into groups of up to [`GROUP`] consecutive pieces, `(first, end)` each: a
+/// piece joins the group before it unless that would make the group's union of free key
+/// bits more than [`SLACK`] bits wider than its widest member.
+fn group(cuts: &[Cut], groups: &mut Vec<(usize, usize)>) {
+    groups.clear();
+    let mut first = 0;
+    while first < cuts.len() {
+        let mut union = cuts[first].free;
+        let mut widest = union.count_ones();
+        let mut end = first + 1;
+        while end < cuts.len() && end - first < GROUP {
+            let free = cuts[end].free;
+            let wider = widest.max(free.count_ones());
+            if (union | free).count_ones() > wider + SLACK {
+                break;
+            }
+            union |= free;
+            widest = wider;
+            end += 1;
+        }
+        groups.push((first, end));
+        first = end;
+    }
+}
+
+/// One west bucket a group visits: bucket `v`, west masks `lo..hi` of the sorted list
+/// (`packed`, or else `west`).
+struct Bucket<'x> {
+    v: usize,
+    lo: usize,
+    hi: usize,
+    /// The join's own chunk tables (the key chunks follow them, see `chunk_split`).
+    own: usize,
+    spread: bool,
+    avx512: Option<isa::Avx512Popcount>,
+    packed: Option<&'x [Packed]>,
+    west: &'x [(u64, u32)],
+    classes: &'x [u32; CLASSES],
+}
+
+impl Bucket<'_> {
+    /// The weighted disjoint pairs of the bucket's west masks with the `M` pieces
+    /// `members` (indices into `pieces`); `base_of(key tables, v)` gives a piece's clash
+    /// words from the bucket's moved key bits.
+    #[inline(always)]
+    fn count<const M: usize>(
+        &self,
+        pieces: &[Piece],
+        members: &[usize],
+        base_of: &impl Fn(&[ChunkTable], usize) -> [u64; LANES],
+    ) -> u64 {
+        // Plain loops rather than `array::from_fn`, which was not inlined here (5% of the
+        // time at n = 25, where a bucket holds one or two west masks).
+        let mut tables: [&[ChunkTable]; M] = [&[]; M];
+        let mut valid: [&[u64; LANES]; M] = [&[0; LANES]; M];
+        let mut base = [[0u64; LANES]; M];
+        for j in 0..M {
+            let piece = &pieces[members[j]];
+            tables[j] = &piece.tables[..self.own];
+            valid[j] = piece.valid.first_chunk().expect("LANES words");
+            base[j] = base_of(&piece.tables[self.own..], self.v);
+        }
+        match self.packed {
+            Some(p) => count_west(
+                self.own,
+                true,
+                self.avx512,
+                tables,
+                valid,
+                &p[self.lo..self.hi],
+                &base,
+                self.classes,
+            ),
+            None => count_west(
+                self.own,
+                self.spread,
+                self.avx512,
+                tables,
+                valid,
+                &self.west[self.lo..self.hi],
+                &base,
+                self.classes,
+            ),
+        }
     }
 }
 
@@ -671,6 +874,8 @@ enum Work<'x> {
 /// A join's lists after [`Joiner::arrange`].
 #[derive(Clone, Copy, Debug)]
 struct Arranged {
+    /// Few west masks a bucket (see `group`).
+    sparse: bool,
     /// Lengths of the lists.
     east: usize,
     west: usize,
@@ -710,7 +915,7 @@ impl Arranged {
 /// [`Joiner::join_sampled`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
-    /// Run piece i (a two, see [`JoinStats::pieces`]) when i % stride == offset.
+    /// Run piece i (a group, see [`JoinStats::pieces`]) when i % stride == offset.
     pub stride: u64,
     /// The first piece that runs.
     pub offset: u64,
@@ -741,6 +946,34 @@ mod tests {
     use super::*;
     use crate::engine::isa::{check_property, suite_per_implementation};
     use proptest::prelude::{any, prop_assert_eq};
+
+    #[test]
+    fn groups_take_up_to_four_neighbours_whose_union_stays_near_the_widest() {
+        let frees = [
+            0b1111,
+            0b1111,
+            0b0111,
+            0b1111, // four pieces: the group is full
+            0b1111,
+            0b1111_0000, // 8 bits of union against 4 + SLACK: a new group
+            0b1111_0000,
+            0, // visits bucket 0 only, which the others visit too
+        ];
+        let cuts: Vec<Cut> = frees
+            .iter()
+            .enumerate()
+            .map(|(i, &free)| Cut {
+                lo: 256 * i,
+                hi: 256 * i + 256,
+                free,
+            })
+            .collect();
+        let mut groups = vec![(7, 7)];
+        group(&cuts, &mut groups);
+        assert_eq!(groups, [(0, 4), (4, 5), (5, 8)]);
+        group(&[], &mut groups);
+        assert!(groups.is_empty());
+    }
 
     /// A small deterministic generator (xorshift), so the test needs no crate: `count`
     /// masks of `bits` diagonals, each set with probability `density`%.
@@ -797,6 +1030,37 @@ mod tests {
                 );
                 Ok(())
             });
+        }
+
+        /// West lists long enough for groups (see `GROUP`, `DENSE`): up to four pieces
+        /// visit the union of their buckets, some members not every bucket of it; whole,
+        /// and as the three samples of a stride of 3, the count is the pair loop's.
+        fn grouped_joins_equal_the_pair_loop(imp: Implementation) {
+            let mut joiner = Joiner::for_implementation(imp);
+            for &(seed, ne, nw, bits, density) in
+                &[(41, 3000, 60_000, 40, 25), (42, 1500, 30_000, 46, 20)]
+            {
+                let east = masks(seed, ne, bits, density);
+                let west = weighted(masks(seed + 100, nw, bits, density), &[1, 2, 4]);
+                let want = join_naive(&east, &west);
+                assert_eq!(joiner.join(&east, &west, bits).pairs, want, "seed {seed}");
+                let pieces = joiner.keep(&east, &west, bits);
+                let kept = joiner.kept.expect("kept");
+                assert!(!kept.sparse && kept.k >= 4, "seed {seed}: {kept:?}");
+                assert!(pieces < joiner.cuts.len() as u64, "seed {seed}: no group of two");
+                let (cuts, groups) = (&joiner.cuts, &joiner.groups);
+                let mixed = |&(first, end): &(usize, usize)| {
+                    cuts[first..end].iter().any(|c| c.free != cuts[first].free)
+                };
+                assert!(groups.iter().any(mixed), "seed {seed}: every group's members alike");
+                let parts: u64 = (0..3)
+                    .map(|offset| {
+                        let sample = Sample { stride: 3, offset };
+                        joiner.join_kept(&east, &west, sample).pairs
+                    })
+                    .sum();
+                assert_eq!(parts, want, "seed {seed}: samples");
+            }
         }
 
         /// One joiner for all cases, as a worker keeps it from set to set: its buffers keep
@@ -917,7 +1181,8 @@ mod tests {
                     "seed {seed}"
                 );
                 assert_eq!(joiner.join_kept(&east, &west, Sample::ALL).pairs, want);
-                assert!(pieces > 100, "seed {seed}");
+                // Groups of up to GROUP pieces of 256: 70,000 masks are 274 pieces.
+                assert!(pieces > 100 / GROUP as u64, "seed {seed}");
             }
         }
 

@@ -144,192 +144,97 @@ impl WestEntry for Packed {
     }
 }
 
-/// Calls `$f::<C, SPREAD>$args` for the `$chunks` and `$spread` given: 0..=11 chunks (64
-/// bits / 6), spread masks up to [`SPREAD_CHUNKS`].
+/// Calls `$f::<C, SPREAD, _>$args` for the `$chunks` and `$spread` given: 0..=11 chunks (64
+/// bits / 6), spread masks up to [`SPREAD_CHUNKS`] (the last generic, the number of pieces,
+/// is inferred from the arguments).
 macro_rules! pick_west_loop {
     ($f:ident, $chunks:expr, $spread:expr, $args:tt) => {
         pick_west_loop!(@ $f, $chunks, $spread, $args; 0 1 2 3 4 5 6 7 8 9 10 11; 0 1 2 3 4 5 6 7 8)
     };
     (@ $f:ident, $chunks:expr, $spread:expr, $args:tt; $($c:literal)*; $($s:literal)*) => {
         match ($chunks, $spread) {
-            $(($c, false) => $f::<$c, false> $args,)*
-            $(($s, true) => $f::<$s, true> $args,)*
+            $(($c, false) => $f::<$c, false, _> $args,)*
+            $(($s, true) => $f::<$s, true, _> $args,)*
             _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
         }
     };
 }
 
-/// [`count_west`] for `chunks` chunk tables (0..=11: 64 bits / 6; 0 when every diagonal
-/// is a moved key bit), the west masks spread ([`spread`], at most 8 chunks) or not, with
-/// AVX-512 popcounts where `avx512` holds the proof
-/// ([`Isa::avx512_popcount`](crate::engine::isa::Isa::avx512_popcount)). A fixed chunk count
-/// lets the compiler unroll the chunk loop and drop its bounds checks (the value index is
-/// masked to 0..64 and the table array has exactly C entries): 25% of the join's time at
-/// n = 18. A match rather than a function pointer, so that each copy is inlined into the
-/// caller's instruction set ([`isa`]); it runs once per piece and west bucket.
+/// The west loop: Σ over the west masks w of a bucket of weight(w) · (east masks of the
+/// `M` pieces that share no bit with w), each west mask read once for all `M` pieces (the
+/// members of a group that visit this bucket, see [`GROUP`](super::GROUP)).
+///
+/// ```text
+/// for each west mask w:
+///     for each piece i: clash_i[0..LANES] = base_i | OR over chunks c of table_i[c][(w >> 6c) & 63]
+///     pairs += weight(w) · Σ_i Σ_b popcount(valid_i[b] & !clash_i[b])
+/// ```
+///
+/// `chunks` chunk tables (0..=11: 64 bits / 6; 0 when every diagonal is a moved key bit),
+/// the west masks spread ([`spread`], at most 8 chunks) or not, with AVX-512 popcounts where
+/// `avx512` holds the proof ([`Isa::avx512_popcount`](crate::engine::isa::Isa::avx512_popcount)).
+/// A fixed chunk count lets the compiler unroll the chunk loop and drop its bounds checks
+/// (the value index is masked to 0..64 and the table array has exactly C entries): 25% of
+/// the join's time at n = 18. A match rather than a function pointer, so that each copy is
+/// inlined into the caller's instruction set ([`isa`]); it runs once per group and west
+/// bucket. The byte of each chunk of w is read once for all pieces; only the table entries
+/// differ.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn count_west_any(
+pub(super) fn count_west<const M: usize>(
     chunks: usize,
     spread: bool,
     avx512: Option<Avx512Popcount>,
-    tables: &[ChunkTable],
-    valid: &[u64; LANES],
+    tables: [&[ChunkTable]; M],
+    valid: [&[u64; LANES]; M],
     ws: &[impl WestEntry],
-    base: &[u64; LANES],
+    base: &[[u64; LANES]; M],
     classes: &[u32; CLASSES],
 ) -> u64 {
     isa::dispatch!(
         avx512 => count_west_avx512_any(chunks, spread, tables, valid, ws, base, classes);
-        else pick_west_loop!(count_west, chunks, spread, (tables, valid, ws, base, classes))
+        else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, ws, base, classes))
     )
 }
 
-/// [`count_west_any`] for two pieces at once (the same west masks, each piece's tables,
-/// valid masks and base): the sum of both pieces' counts, each west mask read once.
-#[allow(clippy::too_many_arguments)]
+/// [`count_west`] with AVX2's or portable popcounts.
 #[inline(always)]
-pub(super) fn count_west_two(
-    chunks: usize,
-    spread: bool,
-    avx512: Option<Avx512Popcount>,
-    tables: [&[ChunkTable]; 2],
-    valid: [&[u64; LANES]; 2],
+fn count_west_plain<const C: usize, const SPREAD: bool, const M: usize>(
+    tables: [&[ChunkTable]; M],
+    valid: [&[u64; LANES]; M],
     ws: &[impl WestEntry],
-    base: [&[u64; LANES]; 2],
+    base: &[[u64; LANES]; M],
     classes: &[u32; CLASSES],
 ) -> u64 {
-    isa::dispatch!(
-        avx512 => count_west_two_avx512_any(chunks, spread, tables, valid, ws, base, classes);
-        else pick_west_loop!(count_west_two_plain, chunks, spread, (tables, valid, ws, base, classes))
-    )
-}
-
-/// [`count_west`] for two pieces (see [`count_west_two`]).
-#[inline(always)]
-fn count_west_two_plain<const C: usize, const SPREAD: bool>(
-    tables: [&[ChunkTable]; 2],
-    valid: [&[u64; LANES]; 2],
-    ws: &[impl WestEntry],
-    base: [&[u64; LANES]; 2],
-    classes: &[u32; CLASSES],
-) -> u64 {
-    let ta: &[ChunkTable; C] = tables[0].try_into().expect("one table per chunk");
-    let tb: &[ChunkTable; C] = tables[1].try_into().expect("one table per chunk");
-    let mut pairs = [0u64; LANES];
-    for &entry in ws {
-        let weight = u64::from(entry.weight(classes));
-        let ca = clash::<C, SPREAD>(ta, entry.mask(), base[0]);
-        let cb = clash::<C, SPREAD>(tb, entry.mask(), base[1]);
-        for (b, p) in pairs.iter_mut().enumerate() {
-            let free = (valid[0][b] & !ca[b]).count_ones() + (valid[1][b] & !cb[b]).count_ones();
-            *p += weight * u64::from(free);
-        }
-    }
-    pairs.iter().sum()
-}
-
-isa::avx512_popcount_fn! {
-    /// [`count_west_two`]'s AVX-512 half (see `count_west_avx512_any`).
-    #[allow(clippy::too_many_arguments)]
-    fn count_west_two_avx512_any(
-        chunks: usize,
-        spread: bool,
-        tables: [&[ChunkTable]; 2],
-        valid: [&[u64; LANES]; 2],
-        ws: &[impl WestEntry],
-        base: [&[u64; LANES]; 2],
-        classes: &[u32; CLASSES],
-    ) -> u64 {
-        pick_west_loop!(count_west_two_avx512, chunks, spread, (tables, valid, ws, base, classes))
-    }
-}
-
-isa::avx512_popcount_fn! {
-    /// [`count_west_avx512`] for two pieces: both pieces' clash words from one west mask,
-    /// their free pairs added before the weight's multiply.
-    fn count_west_two_avx512<const C: usize, const SPREAD: bool>(
-        tables: [&[ChunkTable]; 2],
-        valid: [&[u64; LANES]; 2],
-        ws: &[impl WestEntry],
-        base: [&[u64; LANES]; 2],
-        classes: &[u32; CLASSES],
-    ) -> u64 {
-        use std::arch::x86_64::{
-            _mm256_add_epi64, _mm256_andnot_si256, _mm256_extract_epi64, _mm256_mul_epu32,
-            _mm256_popcnt_epi64, _mm256_set1_epi64x, _mm256_set_epi64x, _mm256_setzero_si256,
-        };
-        let ta: &[ChunkTable; C] = tables[0].try_into().expect("one table per chunk");
-        let tb: &[ChunkTable; C] = tables[1].try_into().expect("one table per chunk");
-        let lanes = |x: &[u64; LANES]| {
-            let [a, b, c, d] = x.map(|w| w as i64);
-            _mm256_set_epi64x(d, c, b, a)
-        };
-        let (va, vb) = (lanes(valid[0]), lanes(valid[1]));
-        let mut pairs = _mm256_setzero_si256();
-        for &entry in ws {
-            let w = entry.mask();
-            let ca = lanes(&clash::<C, SPREAD>(ta, w, base[0]));
-            let cb = lanes(&clash::<C, SPREAD>(tb, w, base[1]));
-            // Each lane's count is below 2^8 and a weight below 2^32: exact in 32 bits.
-            let free = _mm256_add_epi64(
-                _mm256_popcnt_epi64(_mm256_andnot_si256(ca, va)),
-                _mm256_popcnt_epi64(_mm256_andnot_si256(cb, vb)),
-            );
-            let weight = _mm256_set1_epi64x(i64::from(entry.weight(classes)));
-            pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
-        }
-        [
-            _mm256_extract_epi64::<0>(pairs),
-            _mm256_extract_epi64::<1>(pairs),
-            _mm256_extract_epi64::<2>(pairs),
-            _mm256_extract_epi64::<3>(pairs),
-        ]
-        .iter()
-        .map(|&p| p as u64)
-        .sum()
-    }
-}
-
-/// Σ over west masks w of weight(w) · (east masks of the piece that share no bit with w).
-///
-/// ```text
-/// for each west mask w:
-///     clash[0..LANES] = base | OR over chunks c of table[c][(w >> 6c) & 63]
-///     pairs += weight(w) · Σ_b popcount(valid[b] & !clash[b])
-/// ```
-#[inline(always)]
-fn count_west<const C: usize, const SPREAD: bool>(
-    tables: &[ChunkTable],
-    valid: &[u64; LANES],
-    ws: &[impl WestEntry],
-    base: &[u64; LANES],
-    classes: &[u32; CLASSES],
-) -> u64 {
-    let tables: &[ChunkTable; C] = tables.try_into().expect("one table per chunk");
     // Per-lane sums, added up once at the end: no horizontal sum per west mask.
     let mut pairs = [0u64; LANES];
     for &entry in ws {
-        let weight = entry.weight(classes);
-        let clash = clash::<C, SPREAD>(tables, entry.mask(), base);
-        for ((p, x), v) in pairs.iter_mut().zip(&clash).zip(valid) {
-            *p += u64::from(weight) * u64::from((v & !x).count_ones());
+        let weight = u64::from(entry.weight(classes));
+        let mut free = [0u32; LANES];
+        for i in 0..M {
+            let clash = clash::<C, SPREAD>(tables[i], entry.mask(), &base[i]);
+            for ((f, x), v) in free.iter_mut().zip(&clash).zip(valid[i]) {
+                *f += (v & !x).count_ones();
+            }
+        }
+        for (p, f) in pairs.iter_mut().zip(free) {
+            *p += weight * u64::from(f);
         }
     }
     pairs.iter().sum()
 }
 
 isa::avx512_popcount_fn! {
-    /// [`count_west_any`]'s AVX-512 half: the same choice of copy, each compiled with the
+    /// [`count_west`]'s AVX-512 half: the same choice of copy, each compiled with the
     /// AVX-512 features (a call between functions of the same features needs no `unsafe`).
     #[allow(clippy::too_many_arguments)]
-    fn count_west_avx512_any(
+    fn count_west_avx512_any<const M: usize>(
         chunks: usize,
         spread: bool,
-        tables: &[ChunkTable],
-        valid: &[u64; LANES],
+        tables: [&[ChunkTable]; M],
+        valid: [&[u64; LANES]; M],
         ws: &[impl WestEntry],
-        base: &[u64; LANES],
+        base: &[[u64; LANES]; M],
         classes: &[u32; CLASSES],
     ) -> u64 {
         pick_west_loop!(count_west_avx512, chunks, spread, (tables, valid, ws, base, classes))
@@ -337,38 +242,41 @@ isa::avx512_popcount_fn! {
 }
 
 isa::avx512_popcount_fn! {
-    /// [`count_west`] with the popcounts of a west mask's 256 pairs in one AVX-512
+    /// [`count_west`] with the popcounts of a west mask's 256 pairs a piece in one AVX-512
     /// `vpopcntq` (on 256-bit registers, AVX-512VL) instead of AVX2's nibble tables: about
-    /// six instructions fewer per west mask. Measured (Intel Xeon model 167, 1 thread,
-    /// alternating): shard 7411/20000 of n = 24 14.00 / 13.95 -> 12.07 / 12.31 s (-13%),
-    /// same solutions and tested pairs. Written with intrinsics rather than by compiling
-    /// the join for AVX-512: with those features LLVM turned the loop's table lookups into
-    /// gathers, and the join ran 40% slower.
-    fn count_west_avx512<const C: usize, const SPREAD: bool>(
-        tables: &[ChunkTable],
-        valid: &[u64; LANES],
+    /// six instructions fewer per west mask and piece. Measured (Intel Xeon model 167, 1
+    /// thread, alternating): shard 7411/20000 of n = 24 14.00 / 13.95 -> 12.07 / 12.31 s
+    /// (-13%), same solutions and tested pairs. Written with intrinsics rather than by
+    /// compiling the join for AVX-512: with those features LLVM turned the loop's table
+    /// lookups into gathers, and the join ran 40% slower.
+    fn count_west_avx512<const C: usize, const SPREAD: bool, const M: usize>(
+        tables: [&[ChunkTable]; M],
+        valid: [&[u64; LANES]; M],
         ws: &[impl WestEntry],
-        base: &[u64; LANES],
+        base: &[[u64; LANES]; M],
         classes: &[u32; CLASSES],
     ) -> u64 {
         use std::arch::x86_64::{
             _mm256_add_epi64, _mm256_andnot_si256, _mm256_extract_epi64, _mm256_mul_epu32,
             _mm256_popcnt_epi64, _mm256_set1_epi64x, _mm256_set_epi64x, _mm256_setzero_si256,
         };
-        let tables: &[ChunkTable; C] = tables.try_into().expect("one table per chunk");
         // Four words as one 256-bit register (the compiler keeps them there).
         let lanes = |x: &[u64; LANES]| {
             let [a, b, c, d] = x.map(|w| w as i64);
             _mm256_set_epi64x(d, c, b, a)
         };
-        let valid = lanes(valid);
+        let valid = valid.map(lanes);
         let mut pairs = _mm256_setzero_si256();
         for &entry in ws {
-            let clash = lanes(&clash::<C, SPREAD>(tables, entry.mask(), base));
-            let free = _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid));
+            let w = entry.mask();
+            let mut free = _mm256_setzero_si256();
+            for i in 0..M {
+                let clash = lanes(&clash::<C, SPREAD>(tables[i], w, &base[i]));
+                free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
+            }
+            // Each lane's count is below 2^10 (4 pieces of 64) and a weight below 2^32: the
+            // low 32 bits multiply exactly.
             let weight = _mm256_set1_epi64x(i64::from(entry.weight(classes)));
-            // Each lane's count is below 2^7 and a weight below 2^32: the low 32 bits
-            // multiply exactly.
             pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
         }
         [
@@ -388,10 +296,13 @@ isa::avx512_popcount_fn! {
 /// chunk c's entry starts at the word byte c gives, so no shift and mask per chunk).
 #[inline(always)]
 fn clash<const C: usize, const SPREAD: bool>(
-    tables: &[ChunkTable; C],
+    tables: &[ChunkTable],
     w: u64,
     base: &[u64; LANES],
 ) -> [u64; LANES] {
+    // One table per chunk: the length check is the same for every west mask, so the
+    // compiler makes it once per bucket, outside the loop.
+    let tables = &tables[..C];
     let mut clash = *base;
     for (c, table) in tables.iter().enumerate() {
         let entry: &[u64; LANES] = if SPREAD {
@@ -433,16 +344,18 @@ fn transpose64(m: &mut [u64; 64]) {
 #[cfg(test)]
 mod tests {
     use super::super::tests::{masks, weighted};
+    use super::super::GROUP;
     use super::*;
     use crate::engine::isa::Isa;
 
-    /// The west loops the join calls, each against the pair loop: for 0..=11 chunk tables,
-    /// west masks spread or not, and a `base` of east masks that clash whatever the west
-    /// mask (as a bucket's moved key chunks give). The AVX-512 copy runs where the CPU has
-    /// its features; the other is compiled here for this test's own target (the join's
-    /// suites run it inside each instruction set's copy of the join).
+    /// The west loop the join calls, against the pair loop: for 1 to 4 pieces at once, 0..=11
+    /// chunk tables, west masks spread, packed or neither, and for each piece its own `base`
+    /// of east masks that clash whatever the west mask (as a bucket's moved key chunks
+    /// give). The AVX-512 copy runs where the CPU has its features; the other is compiled
+    /// here for this test's own target (the join's suites run it inside each instruction
+    /// set's copy of the join).
     #[test]
-    fn the_west_loops_count_as_the_pair_loop() {
+    fn the_west_loop_counts_as_the_pair_loop() {
         let mut loops = vec![("AVX2 or portable popcounts", None)];
         match Isa::X86_64V3.avx512_popcount() {
             Some(proof) => loops.push(("AVX-512 popcounts", Some(proof))),
@@ -450,24 +363,37 @@ mod tests {
                 "skipped: the AVX-512 west loop (this CPU lacks AVX-512F, VL or VPOPCNTDQ)"
             ),
         }
-        let base = [0x0F0F, 0, 1 << 63, 0];
+        let bases: [[u64; LANES]; GROUP] = [
+            [0x0F0F, 0, 1 << 63, 0],
+            [0; LANES],
+            [0xFFFF_0000, 0, 0, 0x10],
+            [0, 0xF0, 0, 0],
+        ];
+        let classes = [1, 2, 4, 8];
         for chunks in 0..=11usize {
             let bits = (6 * chunks as u32).min(62);
-            let east = masks(chunks as u64 + 7, 200, bits, 10);
-            let west = weighted(masks(chunks as u64 + 70, 500, bits, 10), &[1, 2, 4, 8]);
-            // East mask j is bit j % 64 of block j / 64.
-            let free = |j: usize| base[j / 64] >> (j % 64) & 1 == 0;
-            let want: u64 = west
-                .iter()
-                .map(|&(w, weight)| {
-                    let disjoint = (0..east.len()).filter(|&j| free(j) && east[j] & w == 0);
-                    u64::from(weight) * disjoint.count() as u64
-                })
-                .sum();
-            assert!(want > 0, "{chunks} chunks: choose a lower density");
-            let mut piece = Piece::default();
-            piece.build(&east, bits, chunks);
-            let valid: &[u64; LANES] = piece.valid[..LANES].try_into().unwrap();
+            let west = weighted(masks(chunks as u64 + 70, 500, bits, 10), &classes);
+            let mut pieces: [Piece; GROUP] = Default::default();
+            let mut wants = [0u64; GROUP];
+            for (i, (piece, want)) in pieces.iter_mut().zip(&mut wants).enumerate() {
+                let east = masks(
+                    chunks as u64 + 7 + i as u64,
+                    [200, 256, 64, 130][i],
+                    bits,
+                    10,
+                );
+                piece.build(&east, bits, chunks);
+                // East mask j is bit j % 64 of block j / 64.
+                let free = |j: usize| bases[i][j / 64] >> (j % 64) & 1 == 0;
+                *want = west
+                    .iter()
+                    .map(|&(w, weight)| {
+                        let disjoint = (0..east.len()).filter(|&j| free(j) && east[j] & w == 0);
+                        u64::from(weight) * disjoint.count() as u64
+                    })
+                    .sum();
+                assert!(*want > 0, "{chunks} chunks: choose a lower density");
+            }
             for spread_it in [false, true] {
                 if spread_it && chunks > SPREAD_CHUNKS {
                     continue;
@@ -477,59 +403,51 @@ mod tests {
                     .map(|&(w, x)| (if spread_it { spread(w) } else { w }, x))
                     .collect();
                 // Packed: the same spread masks, 8 bytes each, weights by class.
-                let classes = [1, 2, 4, 8];
-                let pack = || -> Vec<Packed> {
-                    let class = |x| classes.iter().position(|&c| c == x).unwrap();
-                    ws.iter().map(|&(w, x)| Packed::new(w, class(x))).collect()
-                };
-                // A second piece, for the loop of two pieces: its count adds to the first's.
-                let east2 = masks(chunks as u64 + 9, 256, bits, 10);
-                let want2: u64 = west
-                    .iter()
-                    .map(|&(w, weight)| {
-                        let disjoint = east2.iter().filter(|&&e| e & w == 0);
-                        u64::from(weight) * disjoint.count() as u64
-                    })
-                    .sum();
-                let mut piece2 = Piece::default();
-                piece2.build(&east2, bits, chunks);
-                let valid2: &[u64; LANES] = piece2.valid[..LANES].try_into().unwrap();
+                let class = |x| classes.iter().position(|&c| c == x).unwrap();
+                let packed: Vec<Packed> =
+                    ws.iter().map(|&(w, x)| Packed::new(w, class(x))).collect();
+                let packs = spread_it && chunks <= PACKED_CHUNKS;
                 for &(name, avx512) in &loops {
-                    let tables = &piece.tables[..];
-                    let two = count_west_two(
-                        chunks,
-                        spread_it,
-                        avx512,
-                        [tables, &piece2.tables[..]],
-                        [valid, valid2],
-                        &ws,
-                        [&base, &[0; LANES]],
-                        &[0; CLASSES],
-                    );
-                    assert_eq!(two, want + want2, "{name}: two pieces, {chunks} chunks");
-                    let got = count_west_any(
-                        chunks,
-                        spread_it,
-                        avx512,
-                        tables,
-                        valid,
-                        &ws,
-                        &base,
-                        &[0; CLASSES],
-                    );
-                    assert_eq!(got, want, "{name}: {chunks} chunks, spread {spread_it}");
-                    if spread_it && chunks <= PACKED_CHUNKS {
-                        let got = count_west_any(
-                            chunks,
-                            true,
-                            avx512,
-                            tables,
-                            valid,
-                            &pack(),
-                            &base,
-                            &classes,
+                    let count = |m: usize, packed_too: bool| -> u64 {
+                        fn run<const M: usize>(
+                            pieces: &[Piece],
+                            bases: &[[u64; LANES]; GROUP],
+                            chunks: usize,
+                            spread: bool,
+                            avx512: Option<Avx512Popcount>,
+                            ws: &[impl WestEntry],
+                            classes: &[u32; CLASSES],
+                        ) -> u64 {
+                            let tables = std::array::from_fn(|i| &pieces[i].tables[..]);
+                            let valid = std::array::from_fn(|i| {
+                                pieces[i].valid[..LANES].try_into().unwrap()
+                            });
+                            let base: [[u64; LANES]; M] = std::array::from_fn(|i| bases[i]);
+                            count_west(chunks, spread, avx512, tables, valid, ws, &base, classes)
+                        }
+                        let (p, b, c) = (&pieces[..], &bases, chunks);
+                        match (m, packed_too) {
+                            (1, false) => run::<1>(p, b, c, spread_it, avx512, &ws, &classes),
+                            (2, false) => run::<2>(p, b, c, spread_it, avx512, &ws, &classes),
+                            (3, false) => run::<3>(p, b, c, spread_it, avx512, &ws, &classes),
+                            (4, false) => run::<4>(p, b, c, spread_it, avx512, &ws, &classes),
+                            (1, true) => run::<1>(p, b, c, true, avx512, &packed, &classes),
+                            (2, true) => run::<2>(p, b, c, true, avx512, &packed, &classes),
+                            (3, true) => run::<3>(p, b, c, true, avx512, &packed, &classes),
+                            _ => run::<4>(p, b, c, true, avx512, &packed, &classes),
+                        }
+                    };
+                    for m in 1..=GROUP {
+                        let want: u64 = wants[..m].iter().sum();
+                        let got = count(m, false);
+                        assert_eq!(
+                            got, want,
+                            "{name}: {m} pieces, {chunks} chunks, spread {spread_it}"
                         );
-                        assert_eq!(got, want, "{name}: {chunks} chunks, packed");
+                        if packs {
+                            let got = count(m, true);
+                            assert_eq!(got, want, "{name}: {m} pieces, {chunks} chunks, packed");
+                        }
                     }
                 }
             }
