@@ -1,8 +1,8 @@
 //! A piece of the join and the loops over west masks: the east masks of a piece, transposed
 //! into bit slices ([`transpose64`]) and ORed into chunk tables ([`Piece`]), and the loop
-//! that counts, for each west mask of a bucket, the masks of the piece it does not clash
-//! with ([`count_west`], AVX2 or portable popcounts; `count_west_avx512`, AVX-512
-//! `vpopcntq`), one copy per chunk count and spread ([`count_west_any`]).
+//! that counts, for each west mask of a bucket, the masks of 1 to 4 pieces it does not clash
+//! with ([`count_west`]: `count_west_plain`, AVX2 or portable popcounts, or
+//! `count_west_avx512`, AVX-512 `vpopcntq`), one copy per chunk count and spread.
 
 use super::{CHUNK, CHUNK_MASK, ENTRIES, LANES};
 use crate::engine::isa::{self, Avx512Popcount};
