@@ -23,7 +23,8 @@ impl Piece {
     /// Transposes `east` (at most 256 masks) and builds its chunk tables.
     #[inline(always)]
     pub(super) fn build(&mut self, east: &[u64], bits: u32, chunks: usize) {
-        self.tables.clear();
+        // Every entry but the padding is written below, so the tables are not cleared: a
+        // memset of 2 KiB a chunk was 2% of `count 25 --shard 123456/200000`.
         self.tables.resize(chunks, [0; TABLE_WORDS]);
         self.valid.clear();
         self.valid.resize(LANES, 0);
@@ -39,17 +40,43 @@ impl Piece {
             }
             self.valid[b] = u64::MAX >> (64 - block.len());
         }
-        for (c, table) in self.tables.iter_mut().enumerate() {
-            for v in 1..ENTRIES {
-                let low = v.trailing_zeros() as usize; // the entry adds one slice
-                let k = c * CHUNK as usize + low;
-                let prev = *entry(table, v & (v - 1));
-                for (b, word) in table[LANES * v..LANES * v + LANES].iter_mut().enumerate() {
-                    *word = prev[b] | self.slices[k * LANES + b];
+        // By doubling: after bit i, entries 0..2^(i+1) are done, entry v + 2^i being entry
+        // v with slice 6c + i ORed in. Each entry is one OR of LANES words (one AVX2
+        // register) over whole slices, with no bounds check; the loop by lowest set bit
+        // it replaces (entry v = entry v & (v - 1) | one slice) ran word by word and was
+        // two thirds of the join's driver at n = 25.
+        let slices: &[[u64; LANES]] = as_entries(&self.slices);
+        for (table, chunk) in self
+            .tables
+            .iter_mut()
+            .zip(slices.chunks_exact(CHUNK as usize))
+        {
+            let entries = as_entries_mut(&mut table[..ENTRIES * LANES]);
+            entries[0] = [0; LANES];
+            for (i, slice) in chunk.iter().enumerate() {
+                let (done, next) = entries.split_at_mut(1 << i);
+                for (out, &prev) in next[..1 << i].iter_mut().zip(done.iter()) {
+                    *out = std::array::from_fn(|b| prev[b] | slice[b]);
                 }
             }
         }
     }
+}
+
+/// `words` as entries of LANES words (its length a multiple of LANES).
+#[inline(always)]
+fn as_entries(words: &[u64]) -> &[[u64; LANES]] {
+    let (entries, rest) = words.as_chunks::<LANES>();
+    debug_assert!(rest.is_empty());
+    entries
+}
+
+/// `words` as entries of LANES words, to write (its length a multiple of LANES).
+#[inline(always)]
+fn as_entries_mut(words: &mut [u64]) -> &mut [[u64; LANES]] {
+    let (entries, rest) = words.as_chunks_mut::<LANES>();
+    debug_assert!(rest.is_empty());
+    entries
 }
 
 /// One chunk table of a piece: for each value v of the chunk's 6 diagonal bits, the OR of
