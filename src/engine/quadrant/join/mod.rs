@@ -477,11 +477,10 @@ impl Joiner {
         for &(lo, hi) in &self.ranges {
             for at in (lo..hi).step_by(64 * LANES) {
                 let end = (at + 64 * LANES).min(hi);
-                let common = sorted[at..end].iter().fold(u64::MAX, |acc, &m| acc & m);
                 self.cuts.push(Cut {
                     lo: at,
                     hi: end,
-                    free: full & !keys.key(common),
+                    free: free_bits(&keys, full, &sorted[at..end]),
                 });
             }
         }
@@ -572,75 +571,30 @@ impl Joiner {
         // CPU too ([`Joiner::for_implementation`]).
         #[cfg(test)]
         let avx512 = avx512.filter(|_| !self.no_avx512);
-        let packed = a.packed.then(|| &self.packed[..a.west]);
-        let classes = &self.classes;
-        // The OR of a piece's key chunk entries for bucket v: the east masks of the piece
-        // that clash with every west mask of the bucket. Key slot j holds key bits
-        // 6j..6j+6, bits 6(kc-1-j).. of v << pad.
-        let base_of = |key_tables: &[ChunkTable], v: usize| {
-            let mut base = [0u64; LANES];
-            let padded = (v >> (a.k - a.moved)) << pad;
-            for (j, table) in key_tables.iter().enumerate() {
-                let at = CHUNK as usize * (kc - 1 - j);
-                let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
-                for (x, e) in base.iter_mut().zip(entry) {
-                    *x |= e;
-                }
-            }
-            base
+        // Everything a bucket's count needs, in a struct with inlined methods rather than
+        // closures: a closure is a function of its own, compiled for the build's target
+        // unless LLVM inlines it, and the ones this had (the bucket count, with the west
+        // loops inlined, and the key chunks' base) were not, so on a CPU without AVX-512
+        // the west loop ran as x86-64 baseline code (SSE2, popcounts by shifts) inside
+        // `join_v3` (see `isa`).
+        let shape = Shape {
+            own,
+            kc,
+            pad,
+            unmoved: a.k - a.moved,
+            spread: a.spread,
+            avx512,
+            packed: a.packed.then(|| &self.packed[..a.west]),
+            west,
+            west_start,
+            classes: &self.classes,
         };
         let pieces = &mut self.pieces;
-        // One bucket's count for the members that visit it.
-        let counter = |pieces: &[Piece], v: usize, lo: usize, hi: usize, members: &[usize]| {
-            let bucket = Bucket {
-                v,
-                lo,
-                hi,
-                own,
-                spread: a.spread,
-                avx512,
-                packed,
-                west,
-                classes,
-            };
-            match members.len() {
-                1 => bucket.count::<1>(pieces, members, &base_of),
-                2 => bucket.count::<2>(pieces, members, &base_of),
-                3 => bucket.count::<3>(pieces, members, &base_of),
-                _ => bucket.count::<4>(pieces, members, &base_of),
-            }
-        };
         if a.sparse {
-            let keys_by_byte = KeyTable {
+            let keys = KeyTable {
                 parts: &self.moved_key_table,
             };
             let full = (1usize << a.k) - 1;
-            let free_of = |masks: &[u64]| {
-                full & !keys_by_byte.key(masks.iter().fold(u64::MAX, |acc, &m| acc & m))
-            };
-            let visit = |free: usize, count: &mut dyn FnMut(usize, usize, usize)| {
-                let mut v = free;
-                loop {
-                    let (lo, hi) = (west_start[v], west_start[v + 1]);
-                    if v != 0 {
-                        let after = (v - 1) & free;
-                        let at = west_start[after];
-                        if at < west_start[after + 1] {
-                            match packed {
-                                Some(p) => isa::prefetch(&p[at]),
-                                None => isa::prefetch(&west[at]),
-                            }
-                        }
-                    }
-                    if lo < hi {
-                        count(v, lo, hi);
-                    }
-                    if v == 0 {
-                        break;
-                    }
-                    v = (v - 1) & free;
-                }
-            };
             let mut index = 0u64;
             for &(lo, hi) in &self.ranges {
                 for two in east[lo..hi].chunks(2 * 64 * LANES) {
@@ -654,26 +608,19 @@ impl Joiner {
                     }
                     stats.pieces_run += 1;
                     let (ma, mb) = two.split_at(two.len().min(64 * LANES));
-                    let fa = free_of(ma);
+                    let fa = free_bits(&keys, full, ma);
                     pieces[0].build(ma, a.span(), chunks);
-                    let fb = (!mb.is_empty()).then(|| {
-                        pieces[1].build(mb, a.span(), chunks);
-                        free_of(mb)
-                    });
-                    let pieces = &pieces[..];
-                    let mut run = |members: &[usize], free: usize, n: usize| {
-                        visit(free, &mut |v, lo, hi| {
-                            stats.tested += (n * (hi - lo)) as u64;
-                            stats.pairs += counter(pieces, v, lo, hi, members);
-                        })
-                    };
-                    match fb {
-                        None => run(&[0], fa, ma.len()),
-                        Some(fb) if fb == fa => run(&[0, 1], fa, two.len()),
-                        Some(fb) => {
-                            run(&[0], fa, ma.len());
-                            run(&[1], fb, mb.len());
-                        }
+                    if mb.is_empty() {
+                        shape.visit(&pieces[..], &[0], fa, ma.len(), &mut stats);
+                        continue;
+                    }
+                    pieces[1].build(mb, a.span(), chunks);
+                    let fb = free_bits(&keys, full, mb);
+                    if fb == fa {
+                        shape.visit(&pieces[..], &[0, 1], fa, two.len(), &mut stats);
+                    } else {
+                        shape.visit(&pieces[..], &[0], fa, ma.len(), &mut stats);
+                        shape.visit(&pieces[..], &[1], fb, mb.len(), &mut stats);
                     }
                 }
             }
@@ -733,24 +680,11 @@ impl Joiner {
                     // The next bucket's first lines start loading while this one is counted
                     // (see `isa::prefetch` and PREFETCH_LINES).
                     if v != 0 {
-                        let after = (v - 1) & union;
-                        let (at, to) = (west_start[after], west_start[after + 1]);
-                        match packed {
-                            Some(p) => {
-                                for i in (at..to.min(at + 8 * PREFETCH_LINES)).step_by(8) {
-                                    isa::prefetch(&p[i]);
-                                }
-                            }
-                            None => {
-                                for i in (at..to.min(at + 4 * PREFETCH_LINES)).step_by(4) {
-                                    isa::prefetch(&west[i]);
-                                }
-                            }
-                        }
+                        shape.prefetch((v - 1) & union, PREFETCH_LINES);
                     }
                     if lo < hi {
                         stats.tested += (masks * (hi - lo)) as u64;
-                        stats.pairs += counter(pieces, v, lo, hi, &members[..m]);
+                        stats.pairs += shape.count(pieces, &members[..m], v);
                     }
                 }
                 if v == 0 {
@@ -798,32 +732,59 @@ fn group(cuts: &[Cut], groups: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// One west bucket a group visits: bucket `v`, west masks `lo..hi` of the sorted list
-/// (`packed`, or else `west`).
-struct Bucket<'x> {
-    v: usize,
-    lo: usize,
-    hi: usize,
-    /// The join's own chunk tables (the key chunks follow them, see `chunk_split`).
+/// What counting a bucket of an arranged join takes, beyond the pieces: where the chunk
+/// tables and key chunks are, the sorted west list and its buckets, and the west loop's
+/// instruction set. Its methods are inlined into the join (see `Joiner::run`).
+struct Shape<'x> {
+    /// The join's own chunk tables; the `kc` key chunks follow them (see `chunk_split`).
     own: usize,
+    kc: usize,
+    /// Zero bits below the moved key bits in the key chunks, and the key bits not moved.
+    pad: usize,
+    unmoved: usize,
     spread: bool,
     avx512: Option<isa::Avx512Popcount>,
     packed: Option<&'x [Packed]>,
     west: &'x [(u64, u32)],
+    west_start: &'x [usize],
     classes: &'x [u32; CLASSES],
 }
 
-impl Bucket<'_> {
-    /// The weighted disjoint pairs of the bucket's west masks with the `M` pieces
-    /// `members` (indices into `pieces`); `base_of(key tables, v)` gives a piece's clash
-    /// words from the bucket's moved key bits.
+impl Shape<'_> {
+    /// The OR of a piece's key chunk entries for bucket v: the east masks of the piece
+    /// that clash with every west mask of the bucket (each takes the bucket's value in
+    /// the moved key bits). The bucket's moved key bits (the top of v), padded at their
+    /// low end to whole chunks, give key slot j's value at bits 6(kc - 1 - j)...
     #[inline(always)]
-    fn count<const M: usize>(
-        &self,
-        pieces: &[Piece],
-        members: &[usize],
-        base_of: &impl Fn(&[ChunkTable], usize) -> [u64; LANES],
-    ) -> u64 {
+    fn base(&self, key_tables: &[ChunkTable], v: usize) -> [u64; LANES] {
+        let mut base = [0u64; LANES];
+        let padded = (v >> self.unmoved) << self.pad;
+        for (j, table) in key_tables.iter().enumerate() {
+            let at = CHUNK as usize * (self.kc - 1 - j);
+            let entry = entry(table, (padded >> at) & CHUNK_MASK as usize);
+            for (x, e) in base.iter_mut().zip(entry) {
+                *x |= e;
+            }
+        }
+        base
+    }
+
+    /// The weighted disjoint pairs of bucket v's west masks with the pieces `members`
+    /// (1 to [`GROUP`] indices into `pieces`).
+    #[inline(always)]
+    fn count(&self, pieces: &[Piece], members: &[usize], v: usize) -> u64 {
+        match members.len() {
+            1 => self.count_m::<1>(pieces, members, v),
+            2 => self.count_m::<2>(pieces, members, v),
+            3 => self.count_m::<3>(pieces, members, v),
+            _ => self.count_m::<4>(pieces, members, v),
+        }
+    }
+
+    /// [`Shape::count`] for `M` members.
+    #[inline(always)]
+    fn count_m<const M: usize>(&self, pieces: &[Piece], members: &[usize], v: usize) -> u64 {
+        let (lo, hi) = (self.west_start[v], self.west_start[v + 1]);
         // Plain loops rather than `array::from_fn`, which was not inlined here (5% of the
         // time at n = 25, where a bucket holds one or two west masks).
         let mut tables: [&[ChunkTable]; M] = [&[]; M];
@@ -833,7 +794,7 @@ impl Bucket<'_> {
             let piece = &pieces[members[j]];
             tables[j] = &piece.tables[..self.own];
             valid[j] = piece.valid.first_chunk().expect("LANES words");
-            base[j] = base_of(&piece.tables[self.own..], self.v);
+            base[j] = self.base(&piece.tables[self.own..], v);
         }
         match self.packed {
             Some(p) => count_west(
@@ -842,7 +803,7 @@ impl Bucket<'_> {
                 self.avx512,
                 tables,
                 valid,
-                &p[self.lo..self.hi],
+                &p[lo..hi],
                 &base,
                 self.classes,
             ),
@@ -852,12 +813,67 @@ impl Bucket<'_> {
                 self.avx512,
                 tables,
                 valid,
-                &self.west[self.lo..self.hi],
+                &self.west[lo..hi],
                 &base,
                 self.classes,
             ),
         }
     }
+
+    /// Asks for the first `lines` cache lines of bucket v (see `isa::prefetch` and
+    /// [`PREFETCH_LINES`]): 8 packed masks or 4 unpacked ones a line.
+    #[inline(always)]
+    fn prefetch(&self, v: usize, lines: usize) {
+        let (at, to) = (self.west_start[v], self.west_start[v + 1]);
+        match self.packed {
+            Some(p) => {
+                for i in (at..to.min(at + 8 * lines)).step_by(8) {
+                    isa::prefetch(&p[i]);
+                }
+            }
+            None => {
+                for i in (at..to.min(at + 4 * lines)).step_by(4) {
+                    isa::prefetch(&self.west[i]);
+                }
+            }
+        }
+    }
+
+    /// A sparse join's pieces `members` (of `masks` east masks in all) against every west
+    /// bucket whose key is within `free`, in descending order (`v = (v - 1) & free` lists
+    /// the submasks of `free`), the next bucket's first line asked for ahead.
+    #[inline(always)]
+    fn visit(
+        &self,
+        pieces: &[Piece],
+        members: &[usize],
+        free: usize,
+        masks: usize,
+        stats: &mut JoinStats,
+    ) {
+        let mut v = free;
+        loop {
+            if v != 0 {
+                self.prefetch((v - 1) & free, 1);
+            }
+            let size = self.west_start[v + 1] - self.west_start[v];
+            if size > 0 {
+                stats.tested += (masks * size) as u64;
+                stats.pairs += self.count(pieces, members, v);
+            }
+            if v == 0 {
+                break;
+            }
+            v = (v - 1) & free;
+        }
+    }
+}
+
+/// The key bits none of `masks` takes (of the `full` key), through the key's byte tables:
+/// the west buckets a piece of these masks visits.
+#[inline(always)]
+fn free_bits(keys: &KeyTable, full: usize, masks: &[u64]) -> usize {
+    full & !keys.key(masks.iter().fold(u64::MAX, |acc, &m| acc & m))
 }
 
 /// What the join is asked to do (see [`Joiner::dispatch`]).
