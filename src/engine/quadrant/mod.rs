@@ -79,22 +79,26 @@
 //! `nqueens estimate N --json` projects each figure below from its sample (its
 //! `breakdown`). One core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
 //! VPOPCNTDQ), `estimate N -t 1` (48 units; 12 a draw from n = 26, `--seconds 150`), the
-//! other core busy with a single-threaded job: n = 20, 21 on 2026-12-03 (afternoon), n = 22
-//! to 28 that evening with the join's packed west lists and pieces in twos (see `join`);
-//! the symmetry factor and the pairs per found pair by whole counts (test
-//! `symmetry_factor`, n = 14..20), machine-independent:
+//! other core busy with a single-threaded job, 2026-12-03 (night), build 45b9c17 (groups of
+//! pieces, chunk tables built by doubling, see `join`); the symmetry factor and the pairs
+//! per found pair by whole counts (test `symmetry_factor`, n = 14..20), machine-independent:
 //!
 //! | n | half patterns / sort / pair tests | pairs tested a solution | sets counted | east / west patterns a set (mean) | CPU a solution |
 //! |---|---|---|---|---|---|
-//! | 20 | 27 / 26 / 47% | 103 | 9.3e4 | 1.1e4 / 3.6e4 | 3.9 ns |
-//! | 21 | 37 / 23 / 40% | 39 | 4.2e6 | 1.1e4 / 2.3e3 | 5.4 ns |
-//! | 22 | 13 / 19 / 67% | 96 | 3.3e5 | 8.1e4 / 2.4e5 | 2.10 ns |
-//! | 23 | 21 / 26 / 53% | 36 | 1.9e7 | 6.9e4 / 1.4e4 | 2.27 ns |
-//! | 24 | 11 / 13 / 75% | 80 | 1.2e6 | 5.5e5 / 2.0e6 | 1.95 ns |
-//! | 25 | 22 / 24 / 53% | 32 | 8.8e7 | 5.3e5 / 9.4e4 | 2.24 ns |
-//! | 26 | 5 / 6 / 89% | 86 | 4.8e6 | 4.8e6 / 1.5e7 | 1.67 ns |
-//! | 27 | 11 / 15 / 73% | 31 | 4.0e8 | 4.5e6 / 6.5e5 | 1.05 ns |
-//! | 28 | 2 / 3 / 94% | 152 | 1.7e7 | 3.2e7 / 1.4e8 | 2.09 ns |
+//! | 20 | 30 / 29 / 41% | 104 | 9.3e4 | 1.1e4 / 3.6e4 | 3.31 ns |
+//! | 21 | 42 / 29 / 29% | 39 | 4.2e6 | 1.1e4 / 2.3e3 | 5.20 ns |
+//! | 22 | 17 / 22 / 61% | 96 | 3.3e5 | 8.1e4 / 2.4e5 | 2.18 ns |
+//! | 23 | 26 / 29 / 45% | 37 | 2.0e7 | 7.2e4 / 1.3e4 | 2.39 ns |
+//! | 24 | 12 / 18 / 70% | 81 | 1.2e6 | 5.5e5 / 2.0e6 | 1.51 ns |
+//! | 25 | 22 / 29 / 49% | 32 | 8.8e7 | 5.3e5 / 9.4e4 | 1.75 ns |
+//! | 26 | 6 / 9 / 85% | 87 | 5.1e6 | 4.3e6 / 1.6e7 | 1.37 ns |
+//! | 27 | 11 / 17 / 73% | 31 | 4.0e8 | 4.5e6 / 6.5e5 | 0.99 ns |
+//! | 28 | 3 / 5 / 92% | 156 | 1.7e7 | 3.2e7 / 1.4e8 | 1.70 ns |
+//!
+//! The same runs that evening, before groups and the doubled tables (pieces in twos), gave
+//! 3.9 and 5.4 ns at n = 20 and 21 and 2.10, 2.27, 1.95, 2.24, 1.67, 1.05 and 2.09 ns at
+//! n = 22..28: the even boards from 24 and n = 25 gained 18-22%, n = 27 6%; n = 22 and 23
+//! (which read the 0.5 GB table) moved within this machine's drift.
 //!
 //! (At n = 28 a sampled unit's CPU includes the first touch of its thread's GBs of lists:
 //! on the KVM machine of these figures about 30 µs a 4 KiB page, 20-30 s of system time a
