@@ -32,15 +32,16 @@
 //! Where the interval's width comes from at n = 28 (2026-12-03, Zen 4, `estimate 28` with
 //! its defaults, one draw of 12 units in 53-62 s): seeds 1, 2 and 3 gave -29%/+35%,
 //! -34%/+41% and -48%/+59%: the sampled ratios t_j / x_j spread with a CV of 0.27, 0.36
-//! and 0.61 (the interval less [`DRIFT`], over t(0.975, 11) / √12). A probe that timed each drawn unit of seed 3 three times (each time its own
-//! set and share of pieces) found the repeats of a unit spread with a CV of 0.18 (rms over
-//! the 12 units; 0.04 to 0.40), and the first unit a thread times up to 60% higher than its
-//! repeats: it pays the first touch of its thread's lists (GBs; on a KVM machine 20 µs a
-//! page), which a count pays once a thread, not once a unit. So most of the width is
-//! between units: their weights (`E²·W³`) do not follow their
-//! time closely enough at n = 28, and a better weight, or strata by frame and set size, is
-//! what would narrow it. More units a minute would too, but a unit's halves and sort take
-//! 2-4 s of a thread whatever share of its join is timed (its join: 1 s at most).
+//! and 0.61 (the interval less [`DRIFT`], over t(0.975, 11) / √12). A probe that timed
+//! each drawn unit of seed 3 three times (each time its own set and share of pieces) found
+//! the repeats of a unit spread with a CV of 0.18 (rms over the 12 units; 0.04 to 0.40),
+//! and the first unit a thread times up to 60% higher than its repeats: it pays the first
+//! touch of its thread's lists (GBs; on a KVM machine 20 µs a page), which a count pays
+//! once a thread, not once a unit. So most of the width is between units: their weights
+//! (`E²·W³`) do not follow their time closely enough at n = 28, and a better weight, or
+//! strata by frame and set size, is what would narrow it. More units a minute would too,
+//! but a unit's halves and sort take 2-4 s of a thread whatever share of its join is timed
+//! (its join: 1 s at most).
 //!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample

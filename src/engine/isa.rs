@@ -71,7 +71,7 @@
 //! cannot be inlined into a twin; used from n = 26, where no table is built, and at n = 24
 //! and 25 where the 5 GB table does not fit or does not pay, as in small shards), and
 //! the per-join set-up (`key_bits`, `bucket_sort`: one pass over the lists per set E;
-//! `bucket_sort` inlined into the join's twin measured slower, see its doc).
+//! `bucket_sort` inlined into the join's twin measured no gain, see its doc).
 
 /// The instruction set of the hot loops.
 ///

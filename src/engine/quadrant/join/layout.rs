@@ -82,8 +82,9 @@ pub(super) fn layout(
 /// `map` makes it; `start[b]..start[b + 1]` is bucket b.
 ///
 /// Where its time goes (`perf record`, `count 25 --shard 123456/200000 -t 1`, Zen 4,
-/// 2026-12-03, where this function is 19.6% of the CPU): the keys 22%, the histogram 6%,
-/// and the scatter 72%, about half of that `map` (the key's move, a byte-table lookup per
+/// 2026-12-03, where this function is 19.6% of the CPU; its copy for the east list, 88%
+/// of its samples): the keys 22%, the histogram 6%, and the scatter 72%, about half of
+/// that `map` (the key's move, a byte-table lookup per
 /// byte of the mask, see `key::BitOrder`) and the rest the store and the increment of
 /// `next`. Tried and not kept, the same evening:
 /// - *Two passes*, by the key's top bits (at most 256 places written at once) and then
@@ -94,11 +95,14 @@ pub(super) fn layout(
 ///   10.8; 60 million 20.7 -> 15.6 and 14.3 -> 12.3. So it pays only past about 16 million
 ///   items (n = 28's lists, where the sort is 5% of a count), and there the sort phase of
 ///   the same sampled sets of `estimate 28` measured 1.018 and 0.996 of the one-pass time
-///   (page faults of growing buffers dominate it on the KVM machine). At n = 25 this
-///   function's share stayed 19.6% -> 19.9%.
-/// - *Inlined into the join's x86-64-v3 twin* (`#[inline(always)]`): slower; at n = 25 the
-///   join driver with the sort inlined took 2.57 times the west loop's samples against
-///   2.17 for the driver and this function apart. It stays baseline code (see `isa`).
+///   (not traced; the page faults of growing buffers, which that timing includes on the
+///   KVM machine, are the likely reason). At n = 25 this function's share stayed 19.6% ->
+///   19.9%.
+/// - *Inlined into the join's x86-64-v3 twin* (`#[inline(always)]`): no gain. At n = 25
+///   (one `perf record` each) the join driver with the sort inlined took 2.57 times the
+///   west loop's samples, against 2.17 for the driver and this function apart; paired,
+///   `count 25 --shard 123456/200000 -t 1` 1.105, 1.040, 0.996, 0.984. It stays baseline
+///   code (see `isa`).
 #[allow(clippy::too_many_arguments)] // the buffers are the joiner's, lent for one sort
 pub(super) fn bucket_sort<T: Copy, U: Copy>(
     items: &[T],
