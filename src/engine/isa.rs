@@ -27,16 +27,24 @@
 //! ([`V3Twin`]) only after `is_x86_feature_detected!` said yes to each feature (std caches
 //! the answer: a few atomic loads per call; the leaves are called once per set E or per
 //! batch, not per pair), and [`dispatch!`] calls the twin only with that proof in hand. Its
-//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; the four
-//! calls of code for more than the build's target (the three `_v3` twins and the join's
-//! AVX-512 popcount copy below) all go through it, and so does the SSE prefetch hint of the
-//! join ([`prefetch`], whose proof [`Isa::sse`] makes on every x86-64 CPU).
+//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; the five
+//! calls of code for more than the build's target (the three `_v3` twins, the join's
+//! AVX-512 popcount copy and its `pext` sort, both below) all go through it, and so does
+//! the SSE prefetch hint of the join ([`prefetch`], whose proof [`Isa::sse`] makes on every
+//! x86-64 CPU).
 //!
 //! One more copy, not an instruction set of its own: on a CPU with AVX-512F, VL and
 //! VPOPCNTDQ (Intel Ice Lake servers and later, AMD Zen 4 and later), the join's west loop
 //! counts with `vpopcntq` instead of AVX2's nibble tables ([`Isa::avx512_popcount`]):
 //! 11-14% faster from n = 20 (Intel Xeon model 167). It is written with intrinsics: compiling
 //! the join for AVX-512 made LLVM turn its table lookups into gathers, 40% slower.
+//!
+//! And one more, for the join's sort (`sort_pext` in the join's layout): where x86-64-v3
+//! runs and the CPU's BMI2 `pext` and `pdep` are fast (every such Intel CPU, AMD's from
+//! Zen 3: [`Isa::fast_pext`]), a mask's key, its key bits' move and its spread are a few
+//! `pext`/`pdep` each instead of a byte-table lookup per byte; the sorted lists are the
+//! same bits. Its test compares it with the shuffles written bit by bit, and the join
+//! suites of x86-64-v3 run it wherever the CPU has it.
 //!
 //! Each implementation (baseline, x86-64-v3, and the AVX-512 loop as one of its own) has
 //! the same test suites, run against naive oracles in the default `cargo test` wherever the
@@ -70,8 +78,8 @@
 //! Not dispatched: the quadrant search without a table (`Half::place`, recursive, so it
 //! cannot be inlined into a twin; used from n = 26, where no table is built, and at n = 24
 //! and 25 where the 5 GB table does not fit or does not pay, as in small shards), and
-//! the per-join set-up (`key_bits`, `bucket_sort`: one pass over the lists per set E;
-//! `bucket_sort` inlined into the join's twin measured no gain, see its doc).
+//! the per-join choice of the key (`key_bits`, on a sample). The sort is inlined into
+//! the join's twins, and has its `pext` copy where that is fast (above).
 
 /// The instruction set of the hot loops.
 ///
@@ -198,6 +206,18 @@ impl Isa {
         None
     }
 
+    /// Whether the join's sort may run its `pext`/`pdep` copy ([`FastPext`]): x86-64-v3
+    /// code runs with `self` ([`Isa::effective`]) and the CPU's `pext` is fast
+    /// ([`pext_is_fast`]). Always None off x86-64.
+    #[inline(always)]
+    pub(crate) fn fast_pext(self) -> Option<FastPext> {
+        #[cfg(target_arch = "x86_64")]
+        if self.effective() == Isa::X86_64V3 && pext_is_fast() {
+            return Some(FastPext(()));
+        }
+        None
+    }
+
     /// Whether the join's west loop may run its AVX-512 copy (`count_west_avx512` in the
     /// join, defined with [`avx512_popcount_fn`]): x86-64-v3 code on a CPU that also has
     /// AVX-512F, AVX-512VL and AVX-512 VPOPCNTDQ (Intel Ice Lake servers and later, AMD Zen
@@ -219,6 +239,16 @@ impl Isa {
     }
 }
 
+/// Proof that the join's sort may gather and scatter bits with BMI2's `pext` and `pdep`
+/// (`sort_pext` in the join's layout, a [`v3_fn`]): x86-64-v3 code runs (BMI2 is one of
+/// its features) and the CPU does them in a few cycles, which AMD's before Zen 3 (family
+/// 0x17, and Hygon's Dhyana, 0x18) do not: they run them as microcode, about 18 cycles a
+/// set bit of the mask, slower than the byte tables they replace. Not an [`Isa`] of its
+/// own: the sorted lists are the same bits either way.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // never made there
+pub(crate) struct FastPext(());
+
 /// Proof that this CPU runs the x86-64-v3 twins ([`v3_fn`]) and that the build's own code is
 /// not v3 code already: only [`Isa::v3_twin`] makes one (the field is private to this
 /// module), after checking every feature of the twins. [`dispatch!`] calls a twin only with
@@ -238,6 +268,35 @@ pub(crate) struct Sse(());
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // never made there
 pub(crate) struct Avx512Popcount(());
+
+/// Whether this CPU runs `pext` and `pdep` in hardware at a few cycles' latency: every
+/// x86-64 CPU with BMI2 but AMD's (and Hygon's) before family 0x19 (Zen 3), read from
+/// `cpuid` once per process. Worked values: an AMD EPYC 7B13 (Zen 3) is family 0x0F + 0x0A
+/// = 0x19, fast; a Ryzen 3700X (Zen 2) 0x0F + 0x08 = 0x17, slow; every Intel CPU with BMI2
+/// (Haswell, 2013, and later), fast.
+#[cfg(target_arch = "x86_64")]
+fn pext_is_fast() -> bool {
+    use std::arch::x86_64::__cpuid;
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        let vendor = __cpuid(0);
+        // The vendor string is in EBX, EDX, ECX, four bytes each, little-endian.
+        let name = [vendor.ebx, vendor.edx, vendor.ecx]
+            .map(u32::to_le_bytes)
+            .concat();
+        let amd = name == *b"AuthenticAMD" || name == *b"HygonGenuine";
+        // Family: bits 8..12 of EAX, plus the extended family (bits 20..28) where those
+        // read 0xF, as they do on every AMD CPU since the Athlon 64.
+        let eax = __cpuid(1).eax;
+        let base = eax >> 8 & 0xF;
+        let family = if base == 0xF {
+            base + (eax >> 20 & 0xFF)
+        } else {
+            base
+        };
+        !amd || family >= 0x19
+    })
+}
 
 impl Default for Isa {
     /// [`Isa::best`].
@@ -303,11 +362,15 @@ macro_rules! dispatch {
             // only Isa::v3_twin and Isa::avx512_popcount make (their field is private to
             // this module), each after is_x86_feature_detected! said yes to every feature
             // that v3_fn! or avx512_popcount_fn! (next to them, above) compiles its
-            // functions with; or an Sse, which only Isa::sse makes, for `prefetch_sse`
-            // (below), compiled with SSE alone, which every x86-64 CPU has. The block holds only the call of such a function, made by the
-            // two rules above from a name and its arguments (plain values at every use; the
-            // `@` rule is this macro's own), and each use pairs a V3Twin with a `_v3` twin
-            // (v3_fn!) and an Avx512Popcount with the join's `avx512` copy
+            // functions with; or a FastPext, which only Isa::fast_pext makes, after
+            // Isa::effective said x86-64-v3 (the build's own target has v3's features, or
+            // is_x86_feature_detected! said yes to each), for the join's `sort_pext`
+            // (v3_fn!); or an Sse, which only Isa::sse makes, for `prefetch_sse` (below),
+            // compiled with SSE alone, which every x86-64 CPU has. The block holds only the
+            // call of such a function, made by the two rules above from a name and its
+            // arguments (plain values at every use; the `@` rule is this macro's own), and
+            // each use pairs a V3Twin with a `_v3` twin (v3_fn!), a FastPext with
+            // `sort_pext` (v3_fn!) and an Avx512Popcount with the join's `avx512` copy
             // (avx512_popcount_fn!, whose features include v3's). std caches the detection,
             // so the answer cannot change between the check and the call.
             #[cfg(target_arch = "x86_64")]

@@ -7,7 +7,7 @@ use super::{CHUNK, LANES};
 
 /// Largest key: 2^16 west buckets (and trie levels of the east list, see
 /// [`layout`](super::layout::layout)).
-const MAX_KEY_BITS: u32 = 16;
+pub(super) const MAX_KEY_BITS: u32 = 16;
 /// A piece's masks: the key stops where the east buckets would average a quarter of this
 /// (deeper levels could not fill a piece, so [`layout`](super::layout::layout) would not
 /// use them).
@@ -292,6 +292,107 @@ impl BitOrder {
             out | t[(m >> (8 * byte)) as usize & 255]
         })
     }
+}
+
+/// A mask's key and its move ([`KeyTable`] and [`BitOrder`] of the same key) by BMI2's
+/// `pext`, for CPUs where it is fast ([`Isa::fast_pext`](crate::engine::isa::Isa::fast_pext)):
+/// `pext(m, mask)` gathers the bits of `m` under `mask` into the low bits, in order, in
+/// three cycles whatever the mask. The diagonals that do not move keep their order, so
+/// `pext(m, rest_mask)` is already their part of the move; the key bits (at most
+/// [`MAX_KEY_BITS`], gathered the same way) are then put in key order, and the moved ones in
+/// their chunk slots, by two lookups in tables of 256 entries indexed by the gathered bits
+/// (a byte each), where the byte tables take one lookup per byte of the mask that holds
+/// key bits (up to 8 for the move).
+///
+/// Worked example, masks of 20 diagonals and the key diagonals 9, 3, 5 (key bits 2, 1, 0:
+/// the first is the most significant), all of them moved. `key_mask` is bits 3, 5 and 9;
+/// for a mask with diagonals 3 and 9, `pext` gives 0b101 (diagonal 3 is the lowest bit
+/// gathered, 9 the highest) and `key[0][0b101]` is key bits 1 and 2, 0b110. `rest_mask`
+/// is the other 17 diagonals: `pext` puts 0, 1, 2 at places 0, 1, 2, then 4 at 3, 6 at 4,
+/// ..., 19 at 16, as [`BitOrder`] does; `moved[0][0b101]` holds the places it gives
+/// diagonals 3 and 9 (22 and 23: key bits 1 and 0 of the slot at 18..24).
+pub(super) struct PextKeys {
+    /// The key's diagonals.
+    pub(super) key_mask: u64,
+    /// The key bits of the gathered key diagonals, by their low byte and their high byte.
+    key: [[u16; 256]; 2],
+    /// The moved key diagonals (none where the key does not move).
+    pub(super) moved_mask: u64,
+    /// The diagonals that keep their order (every bit where nothing moves, so that `pext`
+    /// returns the mask as it is).
+    pub(super) rest_mask: u64,
+    /// The places of the gathered moved diagonals, by their low byte and their high byte.
+    moved: [[u64; 256]; 2],
+}
+
+impl PextKeys {
+    /// The key `key` on masks of `bits` diagonals, its first `moved` bits moved where
+    /// `order` (made of them, see [`BitOrder::new`]) puts them; `order` is None where none move.
+    pub(super) fn new(key: &[u32], moved: usize, bits: u32, order: Option<&BitOrder>) -> PextKeys {
+        assert!(
+            key.len() <= MAX_KEY_BITS as usize,
+            "a key of {} bits",
+            key.len()
+        );
+        let k = key.len();
+        let mask_of = |ds: &[u32]| ds.iter().fold(0u64, |m, &d| m | 1 << d);
+        let key_mask = mask_of(key);
+        let position = |d: u32| key.iter().position(|&x| x == d).expect("a key diagonal");
+        let key_of = gathered(key_mask, |d| 1 << (k - 1 - position(d)));
+        let (moved_mask, rest_mask, moved) = match order {
+            Some(o) => {
+                let moved_mask = mask_of(&key[..moved]);
+                let all = u64::MAX >> (64 - bits);
+                let places = gathered(moved_mask, |d| 1 << o.place[d as usize]);
+                (moved_mask, all & !moved_mask, places)
+            }
+            None => (0, u64::MAX, [[0; 256]; 2]),
+        };
+        PextKeys {
+            key_mask,
+            key: key_of.map(|t| t.map(|x| x as u16)),
+            moved_mask,
+            rest_mask,
+            moved,
+        }
+    }
+
+    /// The key of a mask gathered by `pext(m, key_mask)`.
+    #[inline(always)]
+    pub(super) fn key(&self, gathered: u64) -> usize {
+        usize::from(
+            self.key[0][gathered as usize & 255] | self.key[1][(gathered >> 8) as usize & 255],
+        )
+    }
+
+    /// The moved key bits of a mask gathered by `pext(m, moved_mask)`, in their places.
+    #[inline(always)]
+    pub(super) fn moved(&self, gathered: u64) -> u64 {
+        self.moved[0][gathered as usize & 255] | self.moved[1][(gathered >> 8) as usize & 255]
+    }
+}
+
+/// The tables of [`PextKeys`] for the diagonals of `mask` (at most 16), gathered in
+/// increasing order: entry v of table h is the OR of `place(d)` over the gathered bits j
+/// set in v (bits 8h..8h+8 of the gathered value), d the j-th lowest diagonal of `mask`.
+fn gathered(mask: u64, place: impl Fn(u32) -> u64) -> [[u64; 256]; 2] {
+    let diagonals: Vec<u32> = (0..64).filter(|&d| mask >> d & 1 == 1).collect();
+    assert!(
+        diagonals.len() <= 16,
+        "{} diagonals gathered",
+        diagonals.len()
+    );
+    let mut out = [[0u64; 256]; 2];
+    for (h, table) in out.iter_mut().enumerate() {
+        for (v, entry) in table.iter_mut().enumerate() {
+            for (j, &d) in diagonals.iter().enumerate().skip(8 * h).take(8) {
+                if v >> (j - 8 * h) & 1 == 1 {
+                    *entry |= place(d);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

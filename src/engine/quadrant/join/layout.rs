@@ -1,8 +1,12 @@
-//! Where a join's masks go: both lists sorted into key buckets ([`bucket_sort`]), the west
-//! masks each piece may meet counted per set of key bits ([`subset_sums`]), and the sorted
-//! east list cut into the ranges its pieces are cut from ([`layout`]).
+//! Where a join's masks go: both lists sorted into key buckets ([`sort_lists`], with
+//! `pext` where it is fast: [`sort_pext`]), the west masks each piece may meet counted per
+//! set of key bits ([`subset_sums`]), and the sorted east list cut into the ranges its
+//! pieces are cut from ([`layout`]).
 
+use super::key::{BitOrder, Key, PextKeys};
+use super::west::{Packed, CLASSES};
 use super::LANES;
+use crate::engine::isa;
 
 /// Turns west bucket sizes into `s[m]` = the west masks in buckets v ⊆ m (the subset sums,
 /// or zeta transform, over k key bits: k · 2^k additions), so that the west masks a piece
@@ -101,9 +105,14 @@ pub(super) fn layout(
 /// - *Inlined into the join's x86-64-v3 twin* (`#[inline(always)]`): no gain. At n = 25
 ///   (one `perf record` each) the join driver with the sort inlined took 2.57 times the
 ///   west loop's samples, against 2.17 for the driver and this function apart; paired,
-///   `count 25 --shard 123456/200000 -t 1` 1.105, 1.040, 0.996, 0.984. It stays baseline
-///   code (see `isa`).
+///   `count 25 --shard 123456/200000 -t 1` 1.105, 1.040, 0.996, 0.984. (Since
+///   [`sort_pext`] it is inlined there anyway, which measured no loss either.)
+///
+/// It is `#[inline(always)]` so that [`sort_pext`] has a copy with `pext` inlined; the
+/// byte-table sort ([`sort_lists`] as the join calls it) is inlined into the join's
+/// twins with it.
 #[allow(clippy::too_many_arguments)] // the buffers are the joiner's, lent for one sort
+#[inline(always)]
 pub(super) fn bucket_sort<T: Copy, U: Copy>(
     items: &[T],
     key: impl Fn(&T) -> usize,
@@ -136,5 +145,258 @@ pub(super) fn bucket_sort<T: Copy, U: Copy>(
         let b = &mut next[usize::from(k)];
         out[*b] = map(x);
         *b += 1;
+    }
+}
+
+/// What a join's sort makes: `buckets` buckets; the west masks spread
+/// ([`spread`](super::west::spread)) or not, and packed with these weight classes
+/// ([`Packed`]) or kept as (mask, weight).
+pub(super) struct Sorting {
+    pub(super) buckets: usize,
+    pub(super) spread: bool,
+    pub(super) classes: Option<[u32; CLASSES]>,
+}
+
+/// The joiner's buffers, lent to one sort of both lists (see [`bucket_sort`]).
+pub(super) struct SortBuffers<'a> {
+    pub(super) east: &'a mut Vec<u64>,
+    pub(super) east_start: &'a mut Vec<usize>,
+    pub(super) west: &'a mut Vec<(u64, u32)>,
+    pub(super) packed: &'a mut Vec<Packed>,
+    pub(super) west_start: &'a mut Vec<usize>,
+    pub(super) next: &'a mut Vec<usize>,
+    pub(super) keys: &'a mut Vec<u16>,
+}
+
+/// Sorts both lists of a join into `into` by `key`, each mask moved by `apply` (the key
+/// bits to their chunk slots, see [`BitOrder`]) and, for the west list as `how` says, spread
+/// by `spread` and packed. The three functions are a mask's bit shuffles, by byte tables
+/// (`KeyTable`, `BitOrder::apply`, `west::spread`) or by `pext` ([`sort_pext`]).
+#[inline(always)]
+pub(super) fn sort_lists(
+    east: &[u64],
+    west: &[(u64, u32)],
+    key: impl Fn(u64) -> usize,
+    apply: impl Fn(u64) -> u64,
+    spread: impl Fn(u64) -> u64,
+    how: &Sorting,
+    into: SortBuffers,
+) {
+    let buckets = how.buckets;
+    bucket_sort(
+        east,
+        |&e| key(e),
+        |&e| apply(e),
+        buckets,
+        into.east,
+        into.east_start,
+        into.next,
+        into.keys,
+    );
+    match how.classes {
+        Some(classes) => {
+            let class = |weight: u32| {
+                classes
+                    .iter()
+                    .position(|&c| c == weight)
+                    .expect("every weight has its class")
+            };
+            bucket_sort(
+                west,
+                |w| key(w.0),
+                |&(w, weight)| Packed::new(spread(apply(w)), class(weight)),
+                buckets,
+                into.packed,
+                into.west_start,
+                into.next,
+                into.keys,
+            );
+        }
+        None => bucket_sort(
+            west,
+            |w| key(w.0),
+            |&(w, weight)| {
+                let w = apply(w);
+                (if how.spread { spread(w) } else { w }, weight)
+            },
+            buckets,
+            into.west,
+            into.west_start,
+            into.next,
+            into.keys,
+        ),
+    }
+}
+
+/// The bytes [`spread`](super::west::spread) puts a mask's chunks in: the low 6 bits of each.
+const SPREAD_DEPOSIT: u64 = 0x3F3F_3F3F_3F3F_3F3F;
+const _: () = assert!(
+    LANES == 4 && super::CHUNK == 6,
+    "sort_pext spreads by << 2 into 6-bit bytes"
+);
+
+isa::v3_fn! {
+    /// [`sort_lists`] with the bit shuffles done by BMI2's `pext` and `pdep` instead of
+    /// byte tables ([`PextKeys`]), for CPUs where they are fast
+    /// ([`Isa::fast_pext`](crate::engine::isa::Isa::fast_pext)): a mask's key is one `pext`
+    /// and two lookups (the byte tables: one per byte of the mask that holds key bits, six
+    /// at n = 22); its move two `pext`s and two lookups (up to seven); its spread one `pdep`
+    /// of the mask's 48 low bits into the low 6 bits of each byte, times LANES (a shift by 2:
+    /// chunk values below 64 times 4 stay below 256), where the tables took eight shifts,
+    /// masks and multiplies. Same sorted lists, bit for bit.
+    ///
+    /// Measured (AMD EPYC Zen 4, 2026-12-04, one binary against the other alternated, CPU
+    /// time of the whole count): see the CHANGELOG entry of that day.
+    pub(super) fn sort_pext(
+        east: &[u64],
+        west: &[(u64, u32)],
+        key: &Key,
+        order: Option<&BitOrder>,
+        bits: u32,
+        how: &Sorting,
+        into: SortBuffers,
+    ) {
+        use std::arch::x86_64::{_pdep_u64, _pext_u64};
+        let p = PextKeys::new(&key.bits, key.moved, bits, order);
+        sort_lists(
+            east,
+            west,
+            |m| p.key(_pext_u64(m, p.key_mask)),
+            |m| _pext_u64(m, p.rest_mask) | p.moved(_pext_u64(m, p.moved_mask)),
+            |m| _pdep_u64(m, SPREAD_DEPOSIT) << 2,
+            how,
+            into,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::isa::Isa;
+    use crate::engine::quadrant::join::key::{chunk_split, moves, KeyTable, MAX_KEY_BITS};
+    use crate::engine::quadrant::join::west::spread;
+    use crate::engine::rng::SplitMix64;
+
+    /// The joiner's buffers, one set per sort compared.
+    #[derive(Default, Debug, PartialEq)]
+    struct Buffers {
+        east: Vec<u64>,
+        east_start: Vec<usize>,
+        west: Vec<(u64, u32)>,
+        packed: Vec<u64>,
+        west_start: Vec<usize>,
+    }
+
+    fn sort_into(out: &mut Buffers, sort: impl FnOnce(SortBuffers)) {
+        let (mut packed, mut next, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+        sort(SortBuffers {
+            east: &mut out.east,
+            east_start: &mut out.east_start,
+            west: &mut out.west,
+            packed: &mut packed,
+            west_start: &mut out.west_start,
+            next: &mut next,
+            keys: &mut keys,
+        });
+        out.packed = packed.iter().map(|p| p.0).collect();
+    }
+
+    /// `sort_pext` sorts as `sort_lists` does with the shuffles written bit by bit (the
+    /// key bit i of a mask is its diagonal `key[i]`, at bit k - 1 - i; a moved mask has
+    /// each diagonal d at `order.place[d]`; a spread one chunk c of 6 bits, times LANES, in
+    /// byte c): random keys of 12 to 16 diagonals of masks of 12 to 62, moved as the join
+    /// moves them, with and without spreading and packing. Skipped where the CPU's `pext`
+    /// is not fast (the join never runs it there).
+    #[test]
+    fn sort_pext_sorts_as_the_bit_by_bit_shuffles_do() {
+        if Isa::X86_64V3.fast_pext().is_none() {
+            eprintln!("skipped: this CPU has no fast pext (or no x86-64-v3)");
+            return;
+        }
+        let mut rng = SplitMix64::new(28);
+        for case in 0..60 {
+            let bits = 12 + rng.below(51) as u32;
+            let k = (12 + rng.below(5) as usize).min(bits as usize);
+            assert!(k <= MAX_KEY_BITS as usize);
+            let mut diagonals: Vec<u32> = (0..bits).collect();
+            for i in 0..k {
+                let j = i + rng.below(u64::from(bits) - i as u64) as usize;
+                diagonals.swap(i, j);
+            }
+            let key = Key::new(diagonals[..k].to_vec(), bits);
+            assert_eq!(key.moved, moves(bits, k));
+            let order = (key.moved > 0).then(|| BitOrder::new(bits, &key.bits[..key.moved]));
+            let all = u64::MAX >> (64 - bits);
+            let mut list = |len: usize| -> Vec<u64> {
+                (0..len)
+                    .map(|_| rng.next_u64() & rng.next_u64() & all)
+                    .collect()
+            };
+            let east = list(3000);
+            let west: Vec<(u64, u32)> = list(2000)
+                .into_iter()
+                .zip([1, 2, 4].into_iter().cycle())
+                .collect();
+            let own = chunk_split(bits, key.moved).0;
+            let how = Sorting {
+                buckets: 1 << k,
+                spread: own <= 8 && case % 3 != 0,
+                classes: (own <= 7 && case % 3 == 1).then_some([1, 2, 4, 0]),
+            };
+            let naive_key = |m: u64| {
+                (0..k)
+                    .filter(|&i| m >> key.bits[i] & 1 == 1)
+                    .fold(0usize, |acc, i| acc | 1 << (k - 1 - i))
+            };
+            let naive_apply = |m: u64| match &order {
+                None => m,
+                Some(o) => (0..bits)
+                    .filter(|&d| m >> d & 1 == 1)
+                    .fold(0u64, |acc, d| acc | 1 << o.place[d as usize]),
+            };
+            let naive_spread = |m: u64| {
+                (0..8).fold(0u64, |acc, c| {
+                    acc | ((m >> (6 * c) & 63) * LANES as u64) << (8 * c)
+                })
+            };
+            let mut want = Buffers::default();
+            sort_into(&mut want, |into| {
+                sort_lists(
+                    &east,
+                    &west,
+                    naive_key,
+                    naive_apply,
+                    naive_spread,
+                    &how,
+                    into,
+                )
+            });
+            let mut tables = Buffers::default();
+            let mut buf = Vec::new();
+            let keys_by_byte = KeyTable::new(&key.bits, &mut buf);
+            let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
+            sort_into(&mut tables, |into| {
+                sort_lists(
+                    &east,
+                    &west,
+                    |m| keys_by_byte.key(m),
+                    apply,
+                    spread,
+                    &how,
+                    into,
+                )
+            });
+            assert_eq!(tables, want, "case {case}: the byte tables");
+            let mut pext = Buffers::default();
+            sort_into(&mut pext, |into| {
+                let order = order.as_ref();
+                isa::dispatch!(
+                    Isa::X86_64V3.fast_pext() => sort_pext(&east, &west, &key, order, bits, &how, into);
+                    else unreachable!("checked above")
+                )
+            });
+            assert_eq!(pext, want, "case {case}: bits {bits}, {key:?}");
+        }
     }
 }

@@ -71,7 +71,9 @@ mod layout;
 mod west;
 
 use key::{chunk_split, key_bits, BitOrder, Key, KeyTable};
-use layout::{bucket_sort, subset_sums};
+#[cfg(target_arch = "x86_64")]
+use layout::sort_pext;
+use layout::{sort_lists, subset_sums, SortBuffers, Sorting};
 use west::{
     count_west, entry, spread, ChunkTable, Packed, Piece, CLASSES, PACKED_CHUNKS, SPREAD_CHUNKS,
 };
@@ -389,52 +391,26 @@ impl Joiner {
             .collect();
         KeyTable::new(&moved, &mut self.moved_key_table);
         let keys_by_byte = KeyTable::new(&key.bits, &mut self.key_table);
-        let key_of = |m: u64| keys_by_byte.key(m);
         if buckets > 1 {
-            let keys = &mut self.keys;
-            bucket_sort(
-                east,
-                |&e| key_of(e),
-                |&e| apply(e),
+            let how = Sorting {
                 buckets,
-                &mut self.east,
-                &mut self.east_start,
-                &mut self.next,
-                keys,
+                spread: arranged.spread,
+                classes: arranged.packed.then_some(self.classes),
+            };
+            let into = SortBuffers {
+                east: &mut self.east,
+                east_start: &mut self.east_start,
+                west: &mut self.west,
+                packed: &mut self.packed,
+                west_start: &mut self.west_start,
+                next: &mut self.next,
+                keys: &mut self.keys,
+            };
+            let order = order.as_ref();
+            isa::dispatch!(
+                self.isa.fast_pext() => sort_pext(east, west, &key, order, bits, &how, into);
+                else sort_lists(east, west, |m| keys_by_byte.key(m), apply, spread, &how, into)
             );
-            if arranged.packed {
-                let classes = self.classes;
-                let class = |weight: u32| {
-                    classes
-                        .iter()
-                        .position(|&c| c == weight)
-                        .expect("every weight has its class")
-                };
-                bucket_sort(
-                    west,
-                    |w| key_of(w.0),
-                    |&(w, weight)| Packed::new(spread(apply(w)), class(weight)),
-                    buckets,
-                    &mut self.packed,
-                    &mut self.west_start,
-                    &mut self.next,
-                    keys,
-                );
-            } else {
-                bucket_sort(
-                    west,
-                    |w| key_of(w.0),
-                    |&(w, weight)| {
-                        let w = apply(w);
-                        (if arranged.spread { spread(w) } else { w }, weight)
-                    },
-                    buckets,
-                    &mut self.west,
-                    &mut self.west_start,
-                    &mut self.next,
-                    keys,
-                );
-            }
             arranged.sorted = true;
         }
         if arranged.naive {
