@@ -100,6 +100,11 @@
 //! n = 22..28: the even boards from 24 and n = 25 gained 18-22%, n = 27 6%; n = 22 and 23
 //! (which read the 0.5 GB table) moved within this machine's drift.
 //!
+//! Since then (2026-12-04) the sort gathers and places a mask's key bits with BMI2's `pext`
+//! where the CPU does it fast (`join::layout::sort_pext`): paired on the same machine, the
+//! whole CPU of a count 7% lower at n = 23 and 25, 6% at n = 24, 3-4% at n = 20 and 26;
+//! the sort's share at n = 25 (`perf`) fell from 21% to 13%. The table is not yet remeasured.
+//!
 //! (At n = 28 a sampled unit's CPU includes the first touch of its thread's GBs of lists:
 //! on the KVM machine of these figures about 30 µs a 4 KiB page, 20-30 s of system time a
 //! process. A count keeps its workers' lists between units and pays that once a thread.)

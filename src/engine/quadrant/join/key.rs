@@ -311,6 +311,7 @@ impl BitOrder {
 /// is the other 17 diagonals: `pext` puts 0, 1, 2 at places 0, 1, 2, then 4 at 3, 6 at 4,
 /// ..., 19 at 16, as [`BitOrder`] does; `moved[0][0b101]` holds the places it gives
 /// diagonals 3 and 9 (22 and 23: key bits 1 and 0 of the slot at 18..24).
+#[cfg(target_arch = "x86_64")]
 pub(super) struct PextKeys {
     /// The key's diagonals.
     pub(super) key_mask: u64,
@@ -325,6 +326,7 @@ pub(super) struct PextKeys {
     moved: [[u64; 256]; 2],
 }
 
+#[cfg(target_arch = "x86_64")]
 impl PextKeys {
     /// The key `key` on masks of `bits` diagonals, its first `moved` bits moved where
     /// `order` (made of them, see [`BitOrder::new`]) puts them; `order` is None where none move.
@@ -375,6 +377,7 @@ impl PextKeys {
 /// The tables of [`PextKeys`] for the diagonals of `mask` (at most 16), gathered in
 /// increasing order: entry v of table h is the OR of `place(d)` over the gathered bits j
 /// set in v (bits 8h..8h+8 of the gathered value), d the j-th lowest diagonal of `mask`.
+#[cfg(target_arch = "x86_64")]
 fn gathered(mask: u64, place: impl Fn(u32) -> u64) -> [[u64; 256]; 2] {
     let diagonals: Vec<u32> = (0..64).filter(|&d| mask >> d & 1 == 1).collect();
     assert!(

@@ -3,6 +3,7 @@
 //! set of key bits ([`subset_sums`]), and the sorted east list cut into the ranges its
 //! pieces are cut from ([`layout`]).
 
+#[cfg(target_arch = "x86_64")]
 use super::key::{BitOrder, Key, PextKeys};
 use super::west::{Packed, CLASSES};
 use super::LANES;
@@ -85,12 +86,13 @@ pub(super) fn layout(
 /// Sorts `items` into `out[..items.len()]` by `key` (counting sort), each item written as
 /// `map` makes it; `start[b]..start[b + 1]` is bucket b.
 ///
-/// Where its time goes (`perf record`, `count 25 --shard 123456/200000 -t 1`, Zen 4,
-/// 2026-12-03, where this function is 19.6% of the CPU; its copy for the east list, 88%
-/// of its samples): the keys 22%, the histogram 6%, and the scatter 72%, about half of
-/// that `map` (the key's move, a byte-table lookup per
-/// byte of the mask, see `key::BitOrder`) and the rest the store and the increment of
-/// `next`. Tried and not kept, the same evening:
+/// Where its time went with the byte tables (`perf record`, `count 25 --shard
+/// 123456/200000 -t 1`, Zen 4, 2026-12-03, where this function was 19.6% of the CPU; its
+/// copy for the east list, 88% of its samples): the keys 22%, the histogram 6%, and the
+/// scatter 72%, about half of that `map` (the key's move, a byte-table lookup per byte of
+/// the mask, see `key::BitOrder`) and the rest the store and the increment of `next`. The
+/// keys and the move are what [`sort_pext`] makes cheaper. Tried and not kept, the same
+/// evening:
 /// - *Two passes*, by the key's top bits (at most 256 places written at once) and then
 ///   each top bucket through a spill buffer by its low byte, so that no store lands in one
 ///   of 65,536 places far apart. Timed alone (16-byte items, 2^16 uniform or clustered
@@ -229,6 +231,7 @@ pub(super) fn sort_lists(
 }
 
 /// The bytes [`spread`](super::west::spread) puts a mask's chunks in: the low 6 bits of each.
+#[cfg(target_arch = "x86_64")]
 const SPREAD_DEPOSIT: u64 = 0x3F3F_3F3F_3F3F_3F3F;
 const _: () = assert!(
     LANES == 4 && super::CHUNK == 6,
@@ -245,8 +248,15 @@ isa::v3_fn! {
     /// chunk values below 64 times 4 stay below 256), where the tables took eight shifts,
     /// masks and multiplies. Same sorted lists, bit for bit.
     ///
-    /// Measured (AMD EPYC Zen 4, 2026-12-04, one binary against the other alternated, CPU
-    /// time of the whole count): see the CHANGELOG entry of that day.
+    /// Measured (AMD EPYC Zen 4, 2026-12-04, user + system CPU of the whole command, the
+    /// build before and this one alternated, `-t 2`, median of the pairs' ratios):
+    /// `count 25 --shard 123456/200000` 0.932 (4 pairs; 6 more the day before, 0.915),
+    /// `count 24 --shard 4114/20000` 0.944 (3), `count 23 --shard 1234/2000` 0.933 (3),
+    /// `count 26 --shard 162680/420000` 0.965 (5 pairs, 0.88-1.12), `count 20` 0.965 (3).
+    /// `perf record` of the n = 25 shard (`-t 1`): the sort 20.7% of the CPU before, 13.4%
+    /// now, half of it the scatter's stores and increments. The sort phase of `estimate
+    /// 28`'s sampled sets (seeds 1 and 2, the same units both ways): 3.78 -> 2.21 and 3.55
+    /// -> 2.55 projected CPU-years; at n = 28 the sort is 2-3% of a count.
     pub(super) fn sort_pext(
         east: &[u64],
         west: &[(u64, u32)],
@@ -270,7 +280,7 @@ isa::v3_fn! {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
     use crate::engine::isa::Isa;

@@ -170,7 +170,7 @@ pub struct Joiner {
     groups: Vec<(usize, usize)>,
     /// Both lists sorted by bucket, with the start of each bucket (when there is more than
     /// one bucket: a single bucket is the input itself). The buffers keep their length
-    /// between joins (see [`bucket_sort`]).
+    /// between joins (see [`layout::bucket_sort`]).
     east: Vec<u64>,
     east_start: Vec<usize>,
     west: Vec<(u64, u32)>,
