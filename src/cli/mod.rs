@@ -9,7 +9,7 @@
 //!   mode, which engine for each n, the defaults filled in), built once from the clap
 //!   types; nothing after it sees them;
 //! - the subcommands (`count`, `verify`, `merge`, ...), which take their options value and
-//!   return an [`Outcome`]: [`Done`], or a [`error::Failure`] (the binary's one failure
+//!   return an `Outcome`: `Done`, or a `Failure` (the binary's one failure
 //!   type, a failed check included);
 //! - `entry`: parses, builds the options, runs the subcommand, and is the one place that
 //!   turns an outcome into an exit code.

@@ -6,7 +6,7 @@
 //!
 //! `count` resolves each n's engine, table and memory budget here exactly once
 //! (`EngineArgs::resolve`, which reads the machine's memory). The exceptions keep the
-//! engine arguments and resolve later: `count --mpi` ([`MpiCount`]): only rank 0 resolves
+//! engine arguments and resolve later: `count --mpi` (`MpiCount`): only rank 0 resolves
 //! the engine, once MPI has said which rank this is and how many ranks share the node's
 //! memory (`cli::mpi`); `verify`, which resolves each n as it reaches it (a table of rows
 //! is printed up to the first n that cannot be counted); and `bench` and `estimate`, whose

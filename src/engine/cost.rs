@@ -28,7 +28,7 @@ pub fn estimate(n: u32, unit: &Unit) -> u64 {
 }
 
 /// The estimates of every unit of `plan`, in id order: one pass, in parallel (the quadrant
-/// frames are built once). The same numbers as [`estimate`] unit by unit, and as pure a
+/// frames are built once). The same numbers as `estimate` (the tests') unit by unit, and as pure a
 /// function of the plan.
 pub fn estimates(plan: &UnitPlan) -> Vec<u64> {
     estimates_until(plan, &super::NEVER).expect("never stopped")
@@ -45,7 +45,7 @@ pub(crate) fn estimates_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<Vec<
         .collect()
 }
 
-/// [`estimate`] for many units of one plan: what it needs is prepared once.
+/// The estimate of many units of one plan ([`Estimator::of`]): what it needs is prepared once.
 #[derive(Debug)]
 pub struct Estimator {
     n: u32,
@@ -63,7 +63,7 @@ impl Estimator {
         Estimator { n, quadrant }
     }
 
-    /// The estimate of one unit (see [`estimate`]).
+    /// The estimate of one unit, in estimated search nodes (at least 1).
     pub fn of(&self, unit: &Unit) -> u64 {
         let n = self.n as usize;
         let est = match unit.kind {

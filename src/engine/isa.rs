@@ -7,7 +7,7 @@
 //! Measured on an AMD EPYC (Zen 3), the quadrant engine took 4-33% longer with baseline
 //! code than with these twins (README, "Portable builds").
 //!
-//! So the three leaf loops — [`Joiner::join`](super::quadrant::join::Joiner::join), the half
+//! So the three leaf loops — the join (`Joiner::dispatch` in the join), the half
 //! patterns (`Half::patterns_from_table`) and [`count_tasks`](super::backtrack::lanes::count_tasks) —
 //! are compiled twice, and each call picks one:
 //!

@@ -171,7 +171,7 @@ where
     run_units_with(plan, units, threads, &prepared, stop, on_done)
 }
 
-/// [`run_units`] on the count's `prepared` units (its engine configuration and, once built,
+/// `run_units` on the count's `prepared` units (its engine configuration and, once built,
 /// the quadrant context: the caller builds it once per count and drops it with the count).
 ///
 /// # Errors

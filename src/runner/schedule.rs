@@ -115,7 +115,7 @@ pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
     units_of_until(plan, spec, &NEVER).expect("never stopped")
 }
 
-/// [`units_of`], giving up (None) soon after `stop` becomes true.
+/// `units_of`, giving up (None) soon after `stop` becomes true.
 pub(crate) fn units_of_until(
     plan: &UnitPlan,
     spec: ShardSpec,

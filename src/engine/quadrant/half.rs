@@ -194,7 +194,7 @@ impl Half {
         self.patterns_part(north, south, table, Part::WHOLE, scratch, out)
     }
 
-    /// [`Half::patterns`], only those of `part`.
+    /// `Half::patterns`, only those of `part`.
     pub fn patterns_part(
         &self,
         north: &[u8],

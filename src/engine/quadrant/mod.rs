@@ -79,31 +79,29 @@
 //! `nqueens estimate N --json` projects each figure below from its sample (its
 //! `breakdown`). One core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
 //! VPOPCNTDQ), `estimate N -t 1` (48 units; 12 a draw from n = 26, `--seconds 150`), the
-//! other core busy with a single-threaded job, 2026-12-03 (night), build 45b9c17 (groups of
-//! pieces, chunk tables built by doubling, see `join`); the symmetry factor and the pairs
-//! per found pair by whole counts (test `symmetry_factor`, n = 14..20), machine-independent:
+//! other core busy with a single-threaded job from n = 22, 2026-12-04 (morning), build
+//! 834ad75 (the sort by `pext`, see `join::layout::sort_pext`); the symmetry factor and the
+//! pairs per found pair by whole counts (test `symmetry_factor`, n = 14..20),
+//! machine-independent:
 //!
 //! | n | half patterns / sort / pair tests | pairs tested a solution | sets counted | east / west patterns a set (mean) | CPU a solution |
 //! |---|---|---|---|---|---|
-//! | 20 | 30 / 29 / 41% | 104 | 9.3e4 | 1.1e4 / 3.6e4 | 3.31 ns |
-//! | 21 | 42 / 29 / 29% | 39 | 4.2e6 | 1.1e4 / 2.3e3 | 5.20 ns |
-//! | 22 | 17 / 22 / 61% | 96 | 3.3e5 | 8.1e4 / 2.4e5 | 2.18 ns |
-//! | 23 | 26 / 29 / 45% | 37 | 2.0e7 | 7.2e4 / 1.3e4 | 2.39 ns |
-//! | 24 | 12 / 18 / 70% | 81 | 1.2e6 | 5.5e5 / 2.0e6 | 1.51 ns |
-//! | 25 | 22 / 29 / 49% | 32 | 8.8e7 | 5.3e5 / 9.4e4 | 1.75 ns |
-//! | 26 | 6 / 9 / 85% | 87 | 5.1e6 | 4.3e6 / 1.6e7 | 1.37 ns |
-//! | 27 | 11 / 17 / 73% | 31 | 4.0e8 | 4.5e6 / 6.5e5 | 0.99 ns |
-//! | 28 | 3 / 5 / 92% | 156 | 1.7e7 | 3.2e7 / 1.4e8 | 1.70 ns |
+//! | 20 | 33 / 21 / 46% | 104 | 9.3e4 | 1.1e4 / 3.6e4 | 2.95 ns |
+//! | 21 | 44 / 25 / 31% | 39 | 4.2e6 | 1.1e4 / 2.3e3 | 4.28 ns |
+//! | 22 | 17 / 17 / 66% | 97 | 3.3e5 | 8.1e4 / 2.4e5 | 1.85 ns |
+//! | 23 | 26 / 25 / 49% | 36 | 1.9e7 | 6.9e4 / 1.4e4 | 1.77 ns |
+//! | 24 | 13 / 11 / 75% | 81 | 1.2e6 | 5.5e5 / 2.0e6 | 1.28 ns |
+//! | 25 | 25 / 23 / 52% | 32 | 8.8e7 | 5.3e5 / 9.4e4 | 1.19 ns |
+//! | 26 | 6 / 5 / 89% | 85 | 5.0e6 | 4.2e6 / 1.6e7 | 0.95 ns |
+//! | 27 | 12 / 11 / 77% | 31 | 4.1e8 | 4.3e6 / 6.4e5 | 0.66 ns |
+//! | 28 | 2 / 2 / 97% | 137 | 1.7e7 | 3.3e7 / 1.5e8 | 1.29 ns |
 //!
-//! The same runs that evening, before groups and the doubled tables (pieces in twos), gave
-//! 3.9 and 5.4 ns at n = 20 and 21 and 2.10, 2.27, 1.95, 2.24, 1.67, 1.05 and 2.09 ns at
-//! n = 22..28: the even boards from 24 and n = 25 gained 18-22%, n = 27 6%; n = 22 and 23
-//! (which read the 0.5 GB table) moved within this machine's drift.
-//!
-//! Since then (2026-12-04) the sort gathers and places a mask's key bits with BMI2's `pext`
-//! where the CPU does it fast (`join::layout::sort_pext`): paired on the same machine, the
-//! whole CPU of a count 7% lower at n = 23 and 25, 6% at n = 24, 3-4% at n = 20 and 26;
-//! the sort's share at n = 25 (`perf`) fell from 21% to 13%. The table is not yet remeasured.
+//! The same runs the evening before (build 45b9c17) gave 3.31 and 5.20 ns at n = 20 and 21
+//! and 2.18, 2.39, 1.51, 1.75, 1.37, 0.99 and 1.70 ns at n = 22..28. Most of that
+//! difference is the machine (the build before this one, 871d134, gave 0.74 CPU-years at n
+//! = 26 that morning against 0.97 the evening before); the sort by `pext`, paired the same
+//! morning, cut a count's CPU by 7% at n = 23 and 25, 6% at n = 24 and 3-4% at n = 20 and
+//! 26, and the sort's share at n = 25 (`perf`) from 21% to 13%.
 //!
 //! (At n = 28 a sampled unit's CPU includes the first touch of its thread's GBs of lists:
 //! on the KVM machine of these figures about 30 µs a 4 KiB page, 20-30 s of system time a
@@ -151,7 +149,7 @@
 //! kept; a join whose cost follows its bucket visits as well as its pairs is the lead.
 //!
 //! Tried for even n and not kept (test `long_frames_sampled`): frames from the queens on the
-//! two long diagonals ([`Frame::all_long`], exact): 24%, 14% and 44% more pairs per
+//! two long diagonals (`Frame::all_long`, exact): 24%, 14% and 44% more pairs per
 //! solution at n = 20, 22 and 24, and 2.5-3x the time (40x more sets); the earlier attempt
 //! with two middle-column queens was 2x slower at n = 24 for the same reason: pre-placed
 //! queens away from the middle block few shared diagonals, while multiplying the sets.

@@ -51,18 +51,20 @@ impl Estimator {
 
 /// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate N -t 1`
 /// measured them on one core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
-/// VPOPCNTDQ), the other core running random shards, on 2026-12-03 (night) with the build
-/// of commit 45b9c17 (groups of pieces, chunk tables built by doubling; 48 units, 12 a draw
-/// from n = 26 with `--seconds 150`; n = 28 with each thread's lists sized from the memory,
-/// `Config::list_budget`): the one calibration of the command line's long-run warning and
-/// `plan --stats`; `estimate` measures the machine it runs on. This machine's speed drifted
-/// by up to 25% from run to run that day. n = 24 and 25 are without the 5 GB table a whole
-/// count builds (4-17% faster with it). The test `the_time_model_follows_the_measured_time`
+/// VPOPCNTDQ) on 2026-12-04 (morning) with the build of commit 834ad75 (the sort by `pext`;
+/// 48 units, 12 a draw from n = 26 with `--seconds 150`; n = 28 with each thread's lists
+/// sized from the memory, `Config::list_budget`), the other core running random shards
+/// from n = 22 (idle below): the one calibration of the command line's long-run warning and
+/// `plan --stats`; `estimate` measures the machine it runs on. The same machine ran the
+/// build before 20-25% faster that morning than the evening before (the previous fit, 45b9c17:
+/// 0.97 CPU-years at n = 26 where that build gave 0.74 that morning); it drifts that much
+/// from day to day. n = 24 and 25 are without the 5 GB table a whole count builds (4-17%
+/// faster with it). The test `the_time_model_follows_the_measured_time`
 /// (tests/cli_frontier.rs, ignored: it times) fails when the engine gets 2x faster or
 /// slower and this table is not refitted.
 const QUADRANT_CPU_SECONDS: [f64; 13] = [
-    0.142, 2.28, 2.99, 54.5, 129.0, 1_638.0, 5_861.0, 58_000.0, 3.437e5, 3.854e6, 3.067e7, 2.326e8,
-    4.112e9,
+    0.102, 1.74, 2.68, 46.7, 115.0, 1_346.0, 4_991.0, 42_940.0, 2.903e5, 2.617e6, 2.125e7, 1.555e8,
+    3.214e9,
 ];
 
 /// Rough CPU seconds of a whole quadrant count of n: the measured table above for

@@ -138,7 +138,7 @@ impl Frame {
         (part(east, EAST_BYTES) as u32, part(west, WEST_BYTES) as u32)
     }
 
-    /// Joins the pattern lists [`Frame::prepare_set`] left in `scratch`, or only the pieces
+    /// Joins the pattern lists `Frame::prepare_set` left in `scratch`, or only the pieces
     /// `sample` picks (for `nqueens estimate`, which times a part of a join).
     pub fn join_prepared(&self, scratch: &mut Scratch, sample: join::Sample) -> join::JoinStats {
         scratch
@@ -175,7 +175,7 @@ impl Frame {
         self.prepare_part(e, table, scratch, Part::WHOLE, Part::WHOLE, true)
     }
 
-    /// [`Frame::prepare_set`] for one east part and one west part. The east list already in
+    /// `Frame::prepare_set` for one east part and one west part. The east list already in
     /// `scratch` (of the same set and part) is kept unless `new_east`.
     pub fn prepare_part(
         &self,

@@ -69,7 +69,7 @@ impl QuadrantTable {
         QuadrantTable::build_until(h, &crate::engine::NEVER).expect("never stopped")
     }
 
-    /// [`QuadrantTable::build`], giving up (None) soon after `stop` becomes true (h = 12
+    /// `QuadrantTable::build`, giving up (None) soon after `stop` becomes true (h = 12
     /// takes a minute or two; the walk reads the flag at each placement of its first two
     /// rows, about 150 times per walk at h = 12).
     pub fn build_until(h: u32, stop: &AtomicBool) -> Option<QuadrantTable> {

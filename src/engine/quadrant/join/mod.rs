@@ -250,7 +250,7 @@ impl Joiner {
         self.join_sampled(east, west, bits, Sample::ALL)
     }
 
-    /// [`Joiner::join`] over only the pieces `sample` picks, for estimating a join's time
+    /// `Joiner::join` over only the pieces `sample` picks, for estimating a join's time
     /// from a part of it (`nqueens estimate`); `pieces` says how many there were and how
     /// many ran.
     pub fn join_sampled(
@@ -278,7 +278,7 @@ impl Joiner {
         self.dispatch(Work::Join(east, west, bits), sample, stop)
     }
 
-    /// Sorts and lays out both lists as [`Joiner::join`] would, and keeps them in the
+    /// Sorts and lays out both lists as `Joiner::join` would, and keeps them in the
     /// joiner, for [`Joiner::join_kept`]; returns the number of pieces of the join. Replaces
     /// what an earlier call kept.
     ///
@@ -312,7 +312,7 @@ impl Joiner {
     }
 
     isa::v3_fn! {
-        /// [`Joiner::join`] compiled for x86-64-v3 ([`isa`]): popcnt, and AVX2 for the ORs.
+        /// `Joiner::join` compiled for x86-64-v3 ([`isa`]): popcnt, and AVX2 for the ORs.
         fn join_v3(&mut self, work: Work, sample: Sample, stop: &AtomicBool) -> Option<JoinStats> {
             self.join_body(work, sample, stop)
         }
