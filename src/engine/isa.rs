@@ -161,9 +161,10 @@ impl Isa {
 
     /// What the hot loops run with when `self` is asked for, and how that came about:
     /// "x86-64-v3 (chosen at run time)" (and ", AVX-512 popcounts in the join" where the
-    /// join's west loop counts with them, `Isa::avx512_popcount`), or for a baseline
-    /// the caller chose where v3 was possible, "baseline (`how`)" (e.g. the environment
-    /// variable the caller read).
+    /// join's west loop counts with them, [`Isa::avx512_popcount`], and ", pext in the
+    /// sort" where the join's sort runs its `pext` copy, [`Isa::fast_pext`]), or for a
+    /// baseline the caller chose where v3 was possible, "baseline (`how`)" (e.g. the
+    /// environment variable the caller read).
     pub fn describe(self, how: &str) -> String {
         let isa = self.effective();
         let how = if BUILT_V3 {
@@ -175,10 +176,14 @@ impl Isa {
         } else {
             "chosen at run time"
         };
+        let mut described = format!("{} ({how})", isa.name());
         if self.avx512_popcount().is_some() {
-            return format!("{} ({how}), AVX-512 popcounts in the join", isa.name());
+            described.push_str(", AVX-512 popcounts in the join");
         }
-        format!("{} ({how})", isa.name())
+        if self.fast_pext().is_some() {
+            described.push_str(", pext in the sort");
+        }
+        described
     }
 
     /// The proof [`prefetch`] needs: Some on every x86-64 CPU (SSE is in its baseline),
