@@ -161,8 +161,8 @@ impl Isa {
 
     /// What the hot loops run with when `self` is asked for, and how that came about:
     /// "x86-64-v3 (chosen at run time)" (and ", AVX-512 popcounts in the join" where the
-    /// join's west loop counts with them, [`Isa::avx512_popcount`], and ", pext in the
-    /// sort" where the join's sort runs its `pext` copy, [`Isa::fast_pext`]), or for a
+    /// join's west loop counts with them, `Isa::avx512_popcount`, and ", pext in the
+    /// sort" where the join's sort runs its `pext` copy, `Isa::fast_pext`), or for a
     /// baseline the caller chose where v3 was possible, "baseline (`how`)" (e.g. the
     /// environment variable the caller read).
     pub fn describe(self, how: &str) -> String {
