@@ -5,9 +5,21 @@
 
 use super::{CHUNK, LANES};
 
-/// Largest key: 2^16 west buckets (and trie levels of the east list, see
-/// [`layout`](super::layout::layout)).
-pub(super) const MAX_KEY_BITS: u32 = 16;
+/// Largest key: 2^18 west buckets (and trie levels of the east list, see
+/// [`layout`](super::layout::layout)). Keys pass [`WIDE_FROM`] bits only for the longest
+/// lists (n = 28).
+pub(super) const MAX_KEY_BITS: u32 = 18;
+/// Key bits past which a bucket must keep [`WIDE_BUCKET`] east masks rather than a quarter
+/// of [`MIN_BUCKET`].
+const WIDE_FROM: u32 = 16;
+/// East masks a bucket keeps on average for each key bit past [`WIDE_FROM`]. Why wider
+/// keys only there: a bit past 16 halves the buckets again, and the counting sort then
+/// scatters into 2^17 or 2^18 places; at n = 26 (east lists of about 4 million masks, 64
+/// a bucket at 16 bits) 18-bit keys made the sampled joins 25% slower (2026-12-03), while
+/// at n = 28 (3.3e7 east masks a set, 500 a bucket at 16 bits) they tested 23% fewer pairs
+/// and the joins ran 8-14% faster. Worked numbers: 3.3e7 >> 17 = 251 and >> 18 = 125, so
+/// a mean n = 28 set takes 18 bits; 4.2e6 >> 16 = 64, so n = 26 stays at 16.
+const WIDE_BUCKET: usize = 128;
 /// A piece's masks: the key stops where the east buckets would average a quarter of this
 /// (deeper levels could not fill a piece, so [`layout`](super::layout::layout) would not
 /// use them).
@@ -29,11 +41,11 @@ const KEY_FROM: usize = 1024;
 /// 100 masks of a list of more than 1,024 ([`KEY_FROM`]).
 pub(super) struct KeyTable<'a> {
     /// (byte index, the key bits of each value of that byte).
-    pub(super) parts: &'a [(u32, [u16; 256])],
+    pub(super) parts: &'a [(u32, [u32; 256])],
 }
 
 impl<'a> KeyTable<'a> {
-    pub(super) fn new(key: &[u32], buf: &'a mut Vec<(u32, [u16; 256])>) -> KeyTable<'a> {
+    pub(super) fn new(key: &[u32], buf: &'a mut Vec<(u32, [u32; 256])>) -> KeyTable<'a> {
         let k = key.len();
         buf.clear();
         for byte in 0..8u32 {
@@ -46,12 +58,12 @@ impl<'a> KeyTable<'a> {
             if mine.is_empty() {
                 continue;
             }
-            let mut part = [0u16; 256];
+            let mut part = [0u32; 256];
             for (v, entry) in part.iter_mut().enumerate() {
                 *entry = mine
                     .iter()
                     .filter(|&&(_, bit)| v >> bit & 1 == 1)
-                    .fold(0u16, |acc, &(place, _)| acc | 1 << place);
+                    .fold(0u32, |acc, &(place, _)| acc | 1 << place);
             }
             buf.push((byte, part));
         }
@@ -61,7 +73,7 @@ impl<'a> KeyTable<'a> {
     #[inline(always)]
     pub(super) fn key(&self, m: u64) -> usize {
         self.parts.iter().fold(0usize, |acc, (byte, part)| {
-            acc | usize::from(part[(m >> (8 * byte)) as usize & 255])
+            acc | part[(m >> (8 * byte)) as usize & 255] as usize
         })
     }
 }
@@ -146,7 +158,14 @@ pub(super) fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
     if east.len() < KEY_FROM {
         return Key::default(); // sorting would cost more than it saves
     }
-    while want < MAX_KEY_BITS && east.len() >> want >= MIN_BUCKET / 4 {
+    let per_bucket = |bits: u32| {
+        if bits < WIDE_FROM {
+            MIN_BUCKET / 4
+        } else {
+            WIDE_BUCKET
+        }
+    };
+    while want < MAX_KEY_BITS && east.len() >> want >= per_bucket(want) {
         want += 1;
     }
     if want == 0 {
@@ -300,9 +319,9 @@ impl BitOrder {
 /// three cycles whatever the mask. The diagonals that do not move keep their order, so
 /// `pext(m, rest_mask)` is already their part of the move; the key bits (at most
 /// [`MAX_KEY_BITS`], gathered the same way) are then put in key order, and the moved ones in
-/// their chunk slots, by two lookups in tables of 256 entries indexed by the gathered bits
-/// (a byte each), where the byte tables take one lookup per byte of the mask that holds
-/// key bits (up to 8 for the move).
+/// their chunk slots, by `T` lookups in tables of 256 entries indexed by the gathered bits
+/// (a byte each: `T` = 2 for keys of up to 16 bits, 3 for wider ones), where the byte
+/// tables take one lookup per byte of the mask that holds key bits (up to 8 for the move).
 ///
 /// Worked example, masks of 20 diagonals and the key diagonals 9, 3, 5 (key bits 2, 1, 0:
 /// the first is the most significant), all of them moved. `key_mask` is bits 3, 5 and 9;
@@ -312,47 +331,56 @@ impl BitOrder {
 /// ..., 19 at 16, as [`BitOrder`] does; `moved[0][0b101]` holds the places it gives
 /// diagonals 3 and 9 (22 and 23: key bits 1 and 0 of the slot at 18..24).
 #[cfg(target_arch = "x86_64")]
-pub(super) struct PextKeys {
+pub(super) struct PextKeys<const T: usize> {
     /// The key's diagonals.
     pub(super) key_mask: u64,
-    /// The key bits of the gathered key diagonals, by their low byte and their high byte.
-    key: [[u16; 256]; 2],
+    /// The key bits of the gathered key diagonals, by each byte of them, lowest first.
+    key: [[u32; 256]; T],
     /// The moved key diagonals (none where the key does not move).
     pub(super) moved_mask: u64,
     /// The diagonals that keep their order (every bit where nothing moves, so that `pext`
     /// returns the mask as it is).
     pub(super) rest_mask: u64,
-    /// The places of the gathered moved diagonals, by their low byte and their high byte.
-    moved: [[u64; 256]; 2],
+    /// The places of the gathered moved diagonals, by each byte of them, lowest first.
+    moved: [[u64; 256]; T],
 }
 
 #[cfg(target_arch = "x86_64")]
-impl PextKeys {
+impl<const T: usize> PextKeys<T> {
     /// The key `key` on masks of `bits` diagonals, its first `moved` bits moved where
     /// `order` (made of them, see [`BitOrder::new`]) puts them; `order` is None where none move.
-    pub(super) fn new(key: &[u32], moved: usize, bits: u32, order: Option<&BitOrder>) -> PextKeys {
+    ///
+    /// # Panics
+    /// If the key has more than `8 T` or [`MAX_KEY_BITS`] bits.
+    pub(super) fn new(
+        key: &[u32],
+        moved: usize,
+        bits: u32,
+        order: Option<&BitOrder>,
+    ) -> PextKeys<T> {
         assert!(
-            key.len() <= MAX_KEY_BITS as usize,
-            "a key of {} bits",
+            key.len() <= (MAX_KEY_BITS as usize).min(8 * T),
+            "a key of {} bits in {T} byte tables",
             key.len()
         );
         let k = key.len();
         let mask_of = |ds: &[u32]| ds.iter().fold(0u64, |m, &d| m | 1 << d);
         let key_mask = mask_of(key);
         let position = |d: u32| key.iter().position(|&x| x == d).expect("a key diagonal");
-        let key_of = gathered(key_mask, |d| 1 << (k - 1 - position(d)));
+        let key_of = gathered::<T>(key_mask, |d| 1 << (k - 1 - position(d)));
         let (moved_mask, rest_mask, moved) = match order {
             Some(o) => {
                 let moved_mask = mask_of(&key[..moved]);
                 let all = u64::MAX >> (64 - bits);
-                let places = gathered(moved_mask, |d| 1 << o.place[d as usize]);
+                let places = gathered::<T>(moved_mask, |d| 1 << o.place[d as usize]);
                 (moved_mask, all & !moved_mask, places)
             }
-            None => (0, u64::MAX, [[0; 256]; 2]),
+            None => (0, u64::MAX, [[0; 256]; T]),
         };
         PextKeys {
             key_mask,
-            key: key_of.map(|t| t.map(|x| x as u16)),
+            // Key bits are below 2^MAX_KEY_BITS.
+            key: key_of.map(|t| t.map(|x| x as u32)),
             moved_mask,
             rest_mask,
             moved,
@@ -362,30 +390,36 @@ impl PextKeys {
     /// The key of a mask gathered by `pext(m, key_mask)`.
     #[inline(always)]
     pub(super) fn key(&self, gathered: u64) -> usize {
-        usize::from(
-            self.key[0][gathered as usize & 255] | self.key[1][(gathered >> 8) as usize & 255],
-        )
+        let mut key = 0;
+        for (h, table) in self.key.iter().enumerate() {
+            key |= table[(gathered >> (8 * h)) as usize & 255];
+        }
+        key as usize
     }
 
     /// The moved key bits of a mask gathered by `pext(m, moved_mask)`, in their places.
     #[inline(always)]
     pub(super) fn moved(&self, gathered: u64) -> u64 {
-        self.moved[0][gathered as usize & 255] | self.moved[1][(gathered >> 8) as usize & 255]
+        let mut out = 0;
+        for (h, table) in self.moved.iter().enumerate() {
+            out |= table[(gathered >> (8 * h)) as usize & 255];
+        }
+        out
     }
 }
 
-/// The tables of [`PextKeys`] for the diagonals of `mask` (at most 16), gathered in
-/// increasing order: entry v of table h is the OR of `place(d)` over the gathered bits j
-/// set in v (bits 8h..8h+8 of the gathered value), d the j-th lowest diagonal of `mask`.
+/// The `T` tables of [`PextKeys`] for the diagonals of `mask` (at most 8 `T`), gathered
+/// in increasing order: entry v of table h is the OR of `place(d)` over the gathered bits
+/// j set in v (bits 8h..8h+8 of the gathered value), d the j-th lowest diagonal of `mask`.
 #[cfg(target_arch = "x86_64")]
-fn gathered(mask: u64, place: impl Fn(u32) -> u64) -> [[u64; 256]; 2] {
+fn gathered<const T: usize>(mask: u64, place: impl Fn(u32) -> u64) -> [[u64; 256]; T] {
     let diagonals: Vec<u32> = (0..64).filter(|&d| mask >> d & 1 == 1).collect();
     assert!(
-        diagonals.len() <= 16,
-        "{} diagonals gathered",
+        diagonals.len() <= 8 * T,
+        "{} diagonals gathered in {T} tables",
         diagonals.len()
     );
-    let mut out = [[0u64; 256]; 2];
+    let mut out = [[0u64; 256]; T];
     for (h, table) in out.iter_mut().enumerate() {
         for (v, entry) in table.iter_mut().enumerate() {
             for (j, &d) in diagonals.iter().enumerate().skip(8 * h).take(8) {

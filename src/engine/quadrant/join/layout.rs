@@ -83,6 +83,39 @@ pub(super) fn layout(
     go(0, 0, k, east_start, compatible, out);
 }
 
+/// A bucket number as [`bucket_sort`] keeps it between its passes: u16 where a join has
+/// at most 2^16 buckets (keys of up to 16 bits: every n but 28), u32 past that (see
+/// `key::WIDE_FROM`), so that the narrower keys keep the bytes the key pass writes, and the
+/// histogram and scatter read, as they were.
+pub(super) trait SortKey: Copy {
+    /// The stored form of bucket `key` (below the join's bucket count).
+    fn new(key: usize) -> Self;
+    /// The bucket.
+    fn get(self) -> usize;
+}
+
+impl SortKey for u16 {
+    #[inline(always)]
+    fn new(key: usize) -> u16 {
+        key as u16
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        usize::from(self)
+    }
+}
+
+impl SortKey for u32 {
+    #[inline(always)]
+    fn new(key: usize) -> u32 {
+        key as u32
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
 /// Sorts `items` into `out[..items.len()]` by `key` (counting sort), each item written as
 /// `map` makes it; `start[b]..start[b + 1]` is bucket b.
 ///
@@ -115,7 +148,7 @@ pub(super) fn layout(
 /// twins with it.
 #[allow(clippy::too_many_arguments)] // the buffers are the joiner's, lent for one sort
 #[inline(always)]
-pub(super) fn bucket_sort<T: Copy, U: Copy>(
+pub(super) fn bucket_sort<T: Copy, U: Copy, K: SortKey>(
     items: &[T],
     key: impl Fn(&T) -> usize,
     map: impl Fn(&T) -> U,
@@ -123,14 +156,14 @@ pub(super) fn bucket_sort<T: Copy, U: Copy>(
     out: &mut Vec<U>,
     start: &mut Vec<usize>,
     next: &mut Vec<usize>,
-    keys: &mut Vec<u16>,
+    keys: &mut Vec<K>,
 ) {
     keys.clear();
-    keys.extend(items.iter().map(|x| key(x) as u16)); // each key computed once
+    keys.extend(items.iter().map(|x| K::new(key(x)))); // each key computed once
     start.clear();
     start.resize(buckets + 1, 0);
     for &k in keys.iter() {
-        start[usize::from(k) + 1] += 1;
+        start[k.get() + 1] += 1;
     }
     for b in 0..buckets {
         start[b + 1] += start[b];
@@ -144,7 +177,7 @@ pub(super) fn bucket_sort<T: Copy, U: Copy>(
         out.resize(items.len(), map(&items[0]));
     }
     for (x, &k) in items.iter().zip(keys.iter()) {
-        let b = &mut next[usize::from(k)];
+        let b = &mut next[k.get()];
         out[*b] = map(x);
         *b += 1;
     }
@@ -168,6 +201,7 @@ pub(super) struct SortBuffers<'a> {
     pub(super) west_start: &'a mut Vec<usize>,
     pub(super) next: &'a mut Vec<usize>,
     pub(super) keys: &'a mut Vec<u16>,
+    pub(super) wide_keys: &'a mut Vec<u32>,
 }
 
 /// Sorts both lists of a join into `into` by `key`, each mask moved by `apply` (the key
@@ -184,49 +218,59 @@ pub(super) fn sort_lists(
     how: &Sorting,
     into: SortBuffers,
 ) {
-    let buckets = how.buckets;
-    bucket_sort(
-        east,
-        |&e| key(e),
-        |&e| apply(e),
-        buckets,
-        into.east,
-        into.east_start,
-        into.next,
-        into.keys,
-    );
-    match how.classes {
-        Some(classes) => {
-            let class = |weight: u32| {
-                classes
-                    .iter()
-                    .position(|&c| c == weight)
-                    .expect("every weight has its class")
-            };
+    // One copy of the sorts per width of the stored keys (see [`SortKey`]).
+    macro_rules! sort_with {
+        ($keys:expr) => {{
+            let buckets = how.buckets;
             bucket_sort(
-                west,
-                |w| key(w.0),
-                |&(w, weight)| Packed::new(spread(apply(w)), class(weight)),
+                east,
+                |&e| key(e),
+                |&e| apply(e),
                 buckets,
-                into.packed,
-                into.west_start,
+                into.east,
+                into.east_start,
                 into.next,
-                into.keys,
+                $keys,
             );
-        }
-        None => bucket_sort(
-            west,
-            |w| key(w.0),
-            |&(w, weight)| {
-                let w = apply(w);
-                (if how.spread { spread(w) } else { w }, weight)
-            },
-            buckets,
-            into.west,
-            into.west_start,
-            into.next,
-            into.keys,
-        ),
+            match how.classes {
+                Some(classes) => {
+                    let class = |weight: u32| {
+                        classes
+                            .iter()
+                            .position(|&c| c == weight)
+                            .expect("every weight has its class")
+                    };
+                    bucket_sort(
+                        west,
+                        |w| key(w.0),
+                        |&(w, weight)| Packed::new(spread(apply(w)), class(weight)),
+                        buckets,
+                        into.packed,
+                        into.west_start,
+                        into.next,
+                        $keys,
+                    );
+                }
+                None => bucket_sort(
+                    west,
+                    |w| key(w.0),
+                    |&(w, weight)| {
+                        let w = apply(w);
+                        (if how.spread { spread(w) } else { w }, weight)
+                    },
+                    buckets,
+                    into.west,
+                    into.west_start,
+                    into.next,
+                    $keys,
+                ),
+            }
+        }};
+    }
+    if how.buckets > 1 << 16 {
+        sort_with!(into.wide_keys)
+    } else {
+        sort_with!(into.keys)
     }
 }
 
@@ -267,16 +311,26 @@ isa::v3_fn! {
         into: SortBuffers,
     ) {
         use std::arch::x86_64::{_pdep_u64, _pext_u64};
-        let p = PextKeys::new(&key.bits, key.moved, bits, order);
-        sort_lists(
-            east,
-            west,
-            |m| p.key(_pext_u64(m, p.key_mask)),
-            |m| _pext_u64(m, p.rest_mask) | p.moved(_pext_u64(m, p.moved_mask)),
-            |m| _pdep_u64(m, SPREAD_DEPOSIT) << 2,
-            how,
-            into,
-        )
+        // Keys of up to 16 bits (every n but 28) look up two byte tables, wider ones three.
+        macro_rules! sort_with {
+            ($tables:literal) => {{
+                let p = PextKeys::<$tables>::new(&key.bits, key.moved, bits, order);
+                sort_lists(
+                    east,
+                    west,
+                    |m| p.key(_pext_u64(m, p.key_mask)),
+                    |m| _pext_u64(m, p.rest_mask) | p.moved(_pext_u64(m, p.moved_mask)),
+                    |m| _pdep_u64(m, SPREAD_DEPOSIT) << 2,
+                    how,
+                    into,
+                )
+            }};
+        }
+        if key.bits.len() <= 16 {
+            sort_with!(2)
+        } else {
+            sort_with!(3)
+        }
     }
 }
 
@@ -299,7 +353,8 @@ mod tests {
     }
 
     fn sort_into(out: &mut Buffers, sort: impl FnOnce(SortBuffers)) {
-        let (mut packed, mut next, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut packed, mut next, mut keys, mut wide_keys) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         sort(SortBuffers {
             east: &mut out.east,
             east_start: &mut out.east_start,
@@ -308,6 +363,7 @@ mod tests {
             west_start: &mut out.west_start,
             next: &mut next,
             keys: &mut keys,
+            wide_keys: &mut wide_keys,
         });
         out.packed = packed.iter().map(|p| p.0).collect();
     }
@@ -315,7 +371,7 @@ mod tests {
     /// `sort_pext` sorts as `sort_lists` does with the shuffles written bit by bit (the
     /// key bit i of a mask is its diagonal `key[i]`, at bit k - 1 - i; a moved mask has
     /// each diagonal d at `order.place[d]`; a spread one chunk c of 6 bits, times LANES, in
-    /// byte c): random keys of 12 to 16 diagonals of masks of 12 to 62, moved as the join
+    /// byte c): random keys of 12 to 18 diagonals (two byte tables or three) of masks of 12 to 62, moved as the join
     /// moves them, with and without spreading and packing. Skipped where the CPU's `pext`
     /// is not fast (the join never runs it there).
     #[test]
@@ -327,7 +383,7 @@ mod tests {
         let mut rng = SplitMix64::new(28);
         for case in 0..60 {
             let bits = 12 + rng.below(51) as u32;
-            let k = (12 + rng.below(5) as usize).min(bits as usize);
+            let k = (12 + rng.below(u64::from(MAX_KEY_BITS) - 11) as usize).min(bits as usize);
             assert!(k <= MAX_KEY_BITS as usize);
             let mut diagonals: Vec<u32> = (0..bits).collect();
             for i in 0..k {

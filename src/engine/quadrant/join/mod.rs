@@ -182,6 +182,8 @@ pub struct Joiner {
     classes: [u32; CLASSES],
     /// The bucket of each item being sorted.
     keys: Vec<u16>,
+    /// The same for keys of more than 16 bits.
+    wide_keys: Vec<u32>,
     /// The next free place of each bucket while sorting.
     next: Vec<usize>,
     /// West masks compatible with each set of key bits (see [`subset_sums`]).
@@ -190,8 +192,8 @@ pub struct Joiner {
     ranges: Vec<(usize, usize)>,
     /// The key's byte tables (see [`KeyTable`]), of the masks as given and as moved (see
     /// [`BitOrder`]).
-    key_table: Vec<(u32, [u16; 256])>,
-    moved_key_table: Vec<(u32, [u16; 256])>,
+    key_table: Vec<(u32, [u32; 256])>,
+    moved_key_table: Vec<(u32, [u32; 256])>,
     /// The join [`Joiner::keep`] arranged (its sorted lists are in the buffers above).
     kept: Option<Arranged>,
     /// A key to use instead of choosing one (tests of every key length and mask width).
@@ -405,6 +407,7 @@ impl Joiner {
                 west_start: &mut self.west_start,
                 next: &mut self.next,
                 keys: &mut self.keys,
+                wide_keys: &mut self.wide_keys,
             };
             let order = order.as_ref();
             isa::dispatch!(
@@ -1086,13 +1089,13 @@ mod tests {
             }
         }
 
-        /// Forced keys of 12-16 bits (moved whole, with a padded last slot, or in whole
+        /// Forced keys of 12-18 bits (moved whole, with a padded last slot, or in whole
         /// chunks only, or not at all) on masks of 12-62 diagonals, spread (up to 8 own
         /// chunks) or not, through `join` and `keep` / `join_kept`.
         fn every_key_length_and_width_joins_as_the_pair_loop(imp: Implementation) {
             let mut x = 0x9E37_79B9_7F4A_7C15u64;
             for &bits in &[12u32, 14, 24, 33, 46, 47, 48, 56, 58, 60, 62] {
-                for k in 12..=16usize.min(bits as usize) {
+                for k in 12..=(key::MAX_KEY_BITS as usize).min(bits as usize) {
                     // k distinct diagonals in a scrambled order.
                     let mut key: Vec<u32> = (0..bits).collect();
                     for i in (1..key.len()).rev() {
