@@ -94,7 +94,7 @@
 //! | 25 | 25 / 23 / 52% | 32 | 8.8e7 | 5.3e5 / 9.4e4 | 1.19 ns |
 //! | 26 | 6 / 5 / 89% | 85 | 5.0e6 | 4.2e6 / 1.6e7 | 0.95 ns |
 //! | 27 | 12 / 11 / 77% | 31 | 4.1e8 | 4.3e6 / 6.4e5 | 0.66 ns |
-//! | 28 | 2 / 2 / 97% | 137 | 1.7e7 | 3.3e7 / 1.5e8 | 1.29 ns |
+//! | 28 | 2.5 / 2.5 / 95% | 91 | 1.7e7 | 3.3e7 / 1.5e8 | 1.30 ns |
 //!
 //! The same runs the evening before (build 45b9c17) gave 3.31 and 5.20 ns at n = 20 and 21
 //! and 2.18, 2.39, 1.51, 1.75, 1.37, 0.99 and 1.70 ns at n = 22..28. Most of that
@@ -123,16 +123,27 @@
 //!   the join's advantage is eaten up. Only at n = 27 are the lists long enough (4e6 east
 //!   patterns) for the join to dominate again, and n = 27 gets both.
 //!
-//! n = 28 tests more pairs a solution than n = 26 (116-135 against 94) whether its sets are
-//! joined whole or in parts (same sample, lists of 1 GiB against lists sized from 18 GB:
-//! 135 and 121-134): its keys stop at 16 bits (`MAX_KEY_BITS` in `join::key`, u16 keys), so
-//! a bucket holds about 800 east masks where the key rule aims at 64. Wider keys, measured
-//! (2026-12-03, Zen 4, the same sets' sampled joins alternating in one process, sorts not
-//! timed): at n = 28 (west lists of 1.4-1.7e8 masks) 18 bits test 23% fewer pairs and the
-//! join ran 8-14% faster, 20 bits 26% fewer pairs but no faster (buckets of ~200 masks: a
-//! jump into the west list per bucket); at n = 26 (west lists of ~2e7) 18 bits were 25%
-//! slower. Not kept: a whole n = 28 shard with 18-bit keys was not faster, the counting
-//! sort into 2^18 buckets being the likely cost. A whole n = 28 shard spends 40% of its CPU
+//! (The n = 28 row: keys of up to 18 bits, 2026-12-04 afternoon, `estimate 28 -t 2
+//! --seconds 420`, 168 units; that afternoon the machine ran the build before about 12%
+//! slower than in the morning.)
+//!
+//! n = 28 tested more pairs a solution than n = 26 (116-137 against 85-94) whether its sets
+//! were joined whole or in parts (same sample, lists of 1 GiB against lists sized from 18
+//! GB: 135 and 121-134) while its keys stopped at 16 bits: a bucket held about 500 east
+//! masks where the key rule aims at 64. Keys now grow past 16 bits while a bucket keeps 128
+//! east masks (`WIDE_FROM`, `WIDE_BUCKET` in `join::key`): 18 bits for a mean n = 28 set
+//! (3.3e7 east masks), 17 for a set of 1.2e7; below 8.4 million east masks (every set
+//! below n = 26, most above) nothing changes. Paired (2026-12-04, Zen 4, the build before
+//! and this one one after the other, same seeds): `estimate 28` 0.86 of the CPU-years
+//! (median of 6 pairs, 0.72-1.01) and 22-38% fewer pairs tested a solution (now 86-124,
+//! 91 on 168 units); one 5-minute unit (`count 28 --shard 485242/20060045`) -27% CPU and
+//! -37% pairs; one 80-s unit (17-bit keys, two west parts) -10% pairs, -5% CPU at `-t 1`,
+//! +7% at `-t 2`. Measured the day before on the same sets' sampled joins, sorts not timed:
+//! 20 bits tested 26% fewer pairs than 16 but ran no faster (buckets of ~200 masks: a jump
+//! into the west list per bucket), and at n = 26 (4e6 east masks, 64 a bucket at 16 bits)
+//! 18 bits were 25% slower, hence the rule's 128. The counting sort into 2^18 buckets
+//! costs more (the sort phase of `estimate 28` +20-35%, 2.5% of the time), and the sort
+//! keeps 4-byte keys there (`SortKey`). A whole n = 28 shard spends 40% of its CPU
 //! in the kernel (`count 28 --shard 18235793/20060045 -t 1`: 25 s user, 19-31 s system,
 //! 1.4 million page faults for a 3.7 GB peak, on this KVM machine); keeping each thread's
 //! lists across batches, or 2 MiB pages, is the lead there (the 2 MiB pages alone halved the

@@ -84,9 +84,9 @@ pub(super) fn layout(
 }
 
 /// A bucket number as [`bucket_sort`] keeps it between its passes: u16 where a join has
-/// at most 2^16 buckets (keys of up to 16 bits: every n but 28), u32 past that (see
-/// `key::WIDE_FROM`), so that the narrower keys keep the bytes the key pass writes, and the
-/// histogram and scatter read, as they were.
+/// at most 2^16 buckets (keys of up to 16 bits: every join but the longest of n >= 26),
+/// u32 past that (see `key::WIDE_FROM`), so that the narrower keys keep the bytes the key
+/// pass writes, and the histogram and scatter read, as they were.
 pub(super) trait SortKey: Copy {
     /// The stored form of bucket `key` (below the join's bucket count).
     fn new(key: usize) -> Self;
@@ -311,7 +311,8 @@ isa::v3_fn! {
         into: SortBuffers,
     ) {
         use std::arch::x86_64::{_pdep_u64, _pext_u64};
-        // Keys of up to 16 bits (every n but 28) look up two byte tables, wider ones three.
+        // Keys of up to 16 bits (all but the longest joins) look up two byte tables, wider
+        // ones three.
         macro_rules! sort_with {
             ($tables:literal) => {{
                 let p = PextKeys::<$tables>::new(&key.bits, key.moved, bits, order);
