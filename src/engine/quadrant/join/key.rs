@@ -261,11 +261,11 @@ pub(super) fn greedy_key(east: &[u64], west: &[(u64, u32)], bits: u32, want: u32
 /// `own + j` (a last key slot of r < 6 bits leaves its low 6 - r places empty), and every
 /// other diagonal, in order, into the first places, so that a piece's tables for the key
 /// are its last ones and a west bucket ORs them once; the key's chunks are any diagonals.
-/// A mask moves by one table lookup per byte.
+/// A mask moves by `pext` ([`PextKeys`]) or by one table lookup per byte ([`ByteMove`]).
 pub(super) struct BitOrder {
     /// Where each diagonal goes.
     pub(super) place: [u8; 64],
-    tables: Vec<(u32, [u64; 256])>,
+    bits: u32,
 }
 
 impl BitOrder {
@@ -288,6 +288,14 @@ impl BitOrder {
                 next += 1;
             }
         }
+        BitOrder { place, bits }
+    }
+
+    /// The move's byte tables, for the sort without fast `pext`: up to 8 tables of 256
+    /// words (16 KiB), made only where that sort runs (a join of n = 19 lasts about as
+    /// long as making them a few times).
+    pub(super) fn byte_tables(&self) -> ByteMove {
+        let bits = self.bits;
         let tables = (0..bits.div_ceil(8))
             .map(|byte| {
                 let mut t = [0u64; 256];
@@ -295,16 +303,23 @@ impl BitOrder {
                     for b in 0..8 {
                         let d = 8 * byte as usize + b;
                         if v >> b & 1 == 1 && d < bits as usize {
-                            *entry |= 1 << place[d];
+                            *entry |= 1 << self.place[d];
                         }
                     }
                 }
                 (byte, t)
             })
             .collect();
-        BitOrder { place, tables }
+        ByteMove { tables }
     }
+}
 
+/// A [`BitOrder`]'s move by one table lookup per byte of the mask.
+pub(super) struct ByteMove {
+    tables: Vec<(u32, [u64; 256])>,
+}
+
+impl ByteMove {
     #[inline(always)]
     pub(super) fn apply(&self, m: u64) -> u64 {
         self.tables.iter().fold(0, |out, (byte, t)| {
@@ -456,6 +471,7 @@ mod tests {
         // other 30 diagonals fill bits 0..30, in order.
         let key = [9, 12, 13, 10, 15, 14, 8, 7, 17, 18, 36, 16, 35, 19, 6, 38];
         let order = BitOrder::new(46, &key);
+        let by_byte = order.byte_tables();
         assert_eq!(chunk_split(46, key.len()), (5, 3));
         assert_eq!(chunk_split(46, 0), (8, 0));
         assert_eq!(order.place[9], 35); // key bit 0: slot 5, bit 5
@@ -471,9 +487,9 @@ mod tests {
         assert_eq!(places.len(), 46, "one place per diagonal");
         assert!(places.iter().all(|&p| p < 48 && !(42..44).contains(&p)));
         for d in 0..46 {
-            assert_eq!(order.apply(1 << d), 1 << order.place[d], "diagonal {d}");
+            assert_eq!(by_byte.apply(1 << d), 1 << order.place[d], "diagonal {d}");
         }
         let m = 0x2AAA_AAAA_AAAAu64 & ((1 << 46) - 1);
-        assert_eq!(order.apply(m).count_ones(), m.count_ones());
+        assert_eq!(by_byte.apply(m).count_ones(), m.count_ones());
     }
 }

@@ -442,7 +442,8 @@ mod tests {
             let mut tables = Buffers::default();
             let mut buf = Vec::new();
             let keys_by_byte = KeyTable::new(&key.bits, &mut buf);
-            let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
+            let by_byte = order.as_ref().map(BitOrder::byte_tables);
+            let apply = |m: u64| by_byte.as_ref().map_or(m, |o| o.apply(m));
             sort_into(&mut tables, |into| {
                 sort_lists(
                     &east,

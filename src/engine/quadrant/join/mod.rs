@@ -384,7 +384,6 @@ impl Joiner {
             && own <= PACKED_CHUNKS
             && west.len() >= self.pack_from()
             && self.weight_classes(west);
-        let apply = |m: u64| order.as_ref().map_or(m, |o| o.apply(m));
         // The pieces read the key of the moved masks: the same key bits, where they moved.
         let moved: Vec<u32> = key
             .bits
@@ -392,7 +391,6 @@ impl Joiner {
             .map(|&d| order.as_ref().map_or(d, |o| u32::from(o.place[d as usize])))
             .collect();
         KeyTable::new(&moved, &mut self.moved_key_table);
-        let keys_by_byte = KeyTable::new(&key.bits, &mut self.key_table);
         if buckets > 1 {
             let how = Sorting {
                 buckets,
@@ -410,9 +408,17 @@ impl Joiner {
                 wide_keys: &mut self.wide_keys,
             };
             let order = order.as_ref();
+            // The byte tables of the key and of its move are made only where they sort:
+            // the `pext` sort reads tables of its own (`key::PextKeys`).
+            let key_table = &mut self.key_table;
             isa::dispatch!(
                 self.isa.fast_pext() => sort_pext(east, west, &key, order, bits, &how, into);
-                else sort_lists(east, west, |m| keys_by_byte.key(m), apply, spread, &how, into)
+                else {
+                    let keys_by_byte = KeyTable::new(&key.bits, key_table);
+                    let by_byte = order.map(BitOrder::byte_tables);
+                    let apply = |m: u64| by_byte.as_ref().map_or(m, |o| o.apply(m));
+                    sort_lists(east, west, |m| keys_by_byte.key(m), apply, spread, &how, into)
+                }
             );
             arranged.sorted = true;
         }
