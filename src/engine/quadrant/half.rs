@@ -49,6 +49,114 @@ struct Quarter {
     shared: u64,
 }
 
+/// The south placements of one column set, as [`Quarter`]s stored field by field (so that
+/// the AVX-512 loop loads eight of each with one instruction), each field padded with
+/// zeros to a whole number of [`Quarters::BLOCK`]s.
+#[derive(Debug, Default)]
+struct Quarters {
+    up: Vec<u64>,
+    down: Vec<u64>,
+    shared: Vec<u64>,
+    len: usize,
+}
+
+impl Quarters {
+    /// Placements an AVX-512 register holds.
+    const BLOCK: usize = 8;
+
+    fn clear(&mut self) {
+        self.up.clear();
+        self.down.clear();
+        self.shared.clear();
+        self.len = 0;
+    }
+
+    fn push(&mut self, q: Quarter) {
+        self.up.push(q.up);
+        self.down.push(q.down);
+        self.shared.push(q.shared);
+        self.len += 1;
+    }
+
+    /// Pads the fields to a whole number of blocks (after the last push).
+    fn pad(&mut self) {
+        let padded = self.len.next_multiple_of(Self::BLOCK);
+        for v in [&mut self.up, &mut self.down, &mut self.shared] {
+            v.resize(padded, 0);
+        }
+    }
+
+}
+
+/// Appends `a`'s pairing with every placement of `south` (padded) to `buf` from `kept`:
+/// each candidate written, kept if the two share no diagonal (about one in four is, which
+/// a branch would mispredict). Returns the new length. `buf` has room for
+/// `kept + south.len` masks.
+#[inline(always)]
+fn pair_scalar(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
+    let n = south.len;
+    for ((&up, &down), &shared) in south.up[..n].iter().zip(&south.down[..n]).zip(&south.shared[..n]) {
+        buf[kept] = a.shared | shared;
+        kept += usize::from((a.up & up) | (a.down & down) == 0);
+    }
+    kept
+}
+
+isa::avx512_popcount_fn! {
+    /// [`pair_scalar`] eight south placements at a time: the eight clash tests in one
+    /// register, and the kept masks moved together by `vpcompressq` and stored as one
+    /// block of 8 (the words past the kept ones are overwritten by the next block). `buf`
+    /// has room for `kept + south.len + 8` masks. (AVX-512F only: the join's AVX-512 proof
+    /// checks a superset.)
+    #[inline]
+    fn pair_avx512(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
+        use std::arch::x86_64::{
+            __m512i, _mm256_extract_epi64, _mm512_and_si512, _mm512_extracti64x4_epi64,
+            _mm512_maskz_compress_epi64, _mm512_or_si512, _mm512_set1_epi64,
+            _mm512_set_epi64, _mm512_testn_epi64_mask,
+        };
+        // Eight words as one register (one load), and back (one store).
+        let load = |v: &[u64]| -> __m512i {
+            let [a, b, c, d, e, f, g, h] = <[u64; 8]>::try_from(v).expect("a whole block").map(|w| w as i64);
+            _mm512_set_epi64(h, g, f, e, d, c, b, a)
+        };
+        let store = |x: __m512i, out: &mut [u64]| {
+            let (lo, hi) = (_mm512_extracti64x4_epi64::<0>(x), _mm512_extracti64x4_epi64::<1>(x));
+            let words = [
+                _mm256_extract_epi64::<0>(lo),
+                _mm256_extract_epi64::<1>(lo),
+                _mm256_extract_epi64::<2>(lo),
+                _mm256_extract_epi64::<3>(lo),
+                _mm256_extract_epi64::<0>(hi),
+                _mm256_extract_epi64::<1>(hi),
+                _mm256_extract_epi64::<2>(hi),
+                _mm256_extract_epi64::<3>(hi),
+            ];
+            out.copy_from_slice(&words.map(|w| w as u64));
+        };
+        let (au, ad, ash) = (
+            _mm512_set1_epi64(a.up as i64),
+            _mm512_set1_epi64(a.down as i64),
+            _mm512_set1_epi64(a.shared as i64),
+        );
+        const B: usize = Quarters::BLOCK;
+        for i in (0..south.len).step_by(B) {
+            let r = i..i + B;
+            let clash = _mm512_or_si512(
+                _mm512_and_si512(load(&south.up[r.clone()]), au),
+                _mm512_and_si512(load(&south.down[r.clone()]), ad),
+            );
+            // Lanes past the list's end (the padding) are never kept.
+            let valid = if south.len - i >= B { 0xFF } else { (1u8 << (south.len - i)) - 1 };
+            let keep = _mm512_testn_epi64_mask(clash, clash) & valid;
+            let masks = _mm512_or_si512(load(&south.shared[r]), ash);
+            store(_mm512_maskz_compress_epi64(keep, masks), &mut buf[kept..kept + B]);
+            kept += keep.count_ones() as usize;
+        }
+        kept
+    }
+}
+
 /// Which of a half's patterns to make: those whose north quadrant takes a column set `c`
 /// with `Part::holds(c)`. The parts of one count split the patterns into `of` disjoint lists
 /// (every pattern has one north column set), so that a set E whose lists would not fit in
@@ -165,7 +273,11 @@ pub struct HalfScratch {
     isa: Isa,
     north: Vec<Partial>,
     south: Vec<Partial>,
-    quarters: Vec<Quarter>,
+    quarters: Quarters,
+    /// The table lookups keep to the x86-64-v3 loop where the CPU has AVX-512 (the
+    /// x86-64-v3 implementation of the per-implementation tests).
+    #[cfg(test)]
+    no_avx512: bool,
 }
 
 impl HalfScratch {
@@ -173,6 +285,17 @@ impl HalfScratch {
     pub fn new(isa: Isa) -> HalfScratch {
         HalfScratch {
             isa,
+            ..HalfScratch::default()
+        }
+    }
+
+    /// Buffers that run `imp` (its instruction set, and the AVX-512 pairing or not), for
+    /// the per-implementation tests.
+    #[cfg(test)]
+    pub fn for_implementation(imp: isa::Implementation) -> HalfScratch {
+        HalfScratch {
+            isa: imp.isa(),
+            no_avx512: !imp.avx512_popcount(),
             ..HalfScratch::default()
         }
     }
@@ -281,9 +404,15 @@ impl Half {
         scratch: &mut HalfScratch,
         out: &mut MaskList,
     ) -> u64 {
+        let avx512 = scratch.isa.avx512_popcount();
+        #[cfg(test)]
+        let avx512 = avx512.filter(|_| !scratch.no_avx512);
         isa::dispatch!(
-            scratch.isa.v3_twin() => self.patterns_v3(t, north, south, part, scratch, out);
-            else self.patterns_body(t, north, south, part, scratch, out)
+            avx512 => self.patterns_avx512(t, north, south, part, scratch, out);
+            else isa::dispatch!(
+                scratch.isa.v3_twin() => self.patterns_v3(t, north, south, part, scratch, out);
+                else self.patterns_body(t, north, south, part, scratch, out, pair_scalar)
+            )
         )
     }
 
@@ -298,12 +427,32 @@ impl Half {
             scratch: &mut HalfScratch,
             out: &mut MaskList,
         ) -> u64 {
-            self.patterns_body(t, north, south, part, scratch, out)
+            self.patterns_body(t, north, south, part, scratch, out, pair_scalar)
         }
     }
 
-    /// The table lookups, inlined into each instruction set's copy.
+    isa::avx512_popcount_fn! {
+        /// [`Half::patterns_from_table`] compiled for x86-64-v3 with AVX-512, pairing the
+        /// quadrants eight at a time ([`pair_avx512`]). Measured: see `pair_avx512`.
+        fn patterns_avx512(
+            &self,
+            t: &QuadrantTable,
+            north: &[u8],
+            south: &[u8],
+            part: Part,
+            scratch: &mut HalfScratch,
+            out: &mut MaskList,
+        ) -> u64 {
+            self.patterns_body(t, north, south, part, scratch, out, |a, s, buf, kept| {
+                pair_avx512(a, s, buf, kept)
+            })
+        }
+    }
+
+    /// The table lookups, inlined into each instruction set's copy, with its way of
+    /// pairing a north placement with the south ones (`pair_scalar`'s contract).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // the seven of patterns_part and the pairing
     fn patterns_body(
         &self,
         t: &QuadrantTable,
@@ -312,6 +461,7 @@ impl Half {
         part: Part,
         scratch: &mut HalfScratch,
         out: &mut MaskList,
+        mut pair: impl FnMut(Quarter, &Quarters, &mut [u64], usize) -> usize,
     ) -> u64 {
         let n = self.n as u32;
         let s0 = n - self.h;
@@ -344,20 +494,17 @@ impl Half {
                             south.push(Quarter { up, down, shared });
                         }
                     }
-                    // Branch-free: write every candidate, keep it if it fits (about one in
-                    // four does, which a branch would mispredict).
+                    south.pad();
+                    let south = &scratch.quarters;
                     let mut kept = out.len();
-                    let buf = out.room(ns.len() * south.len());
+                    let buf = out.room(ns.len() * south.len + Quarters::BLOCK);
                     for &(u, d) in ns {
                         let (up, down) = (u64::from(u), u64::from(d) << s0);
                         if (up & pre_up) | (down & pre_down) != 0 {
                             continue;
                         }
                         let shared = self.shared(up, down);
-                        for b in south.iter() {
-                            buf[kept] = shared | b.shared;
-                            kept += usize::from((up & b.up) | (down & b.down) == 0);
-                        }
+                        kept = pair(Quarter { up, down, shared }, south, buf, kept);
                     }
                     out.truncate_to(kept);
                 }
@@ -485,7 +632,7 @@ mod tests {
     // from the quadrant table (the leaf with an x86-64-v3 twin) and from the quadrant search
     // (no twin), each against every placement.
     suite_per_implementation! {
-        [Baseline, X86_64V3]
+        [Baseline, X86_64V3, Avx512Popcount]
 
         /// Any board size up to 17 (quadrant tables of side 2 to 8), any free columns, any
         /// north and south rows, blocked diagonals, window of shared diagonals and part:
@@ -528,7 +675,7 @@ mod tests {
                 let part = Part { index: index % of, of };
                 let want = every_placement(&half, &north, &south, part);
                 found.set(found.get() + u32::from(!want.is_empty()));
-                let mut scratch = HalfScratch::new(imp.isa());
+                let mut scratch = HalfScratch::for_implementation(imp);
                 for table in [Some(&tables[h as usize]), None] {
                     let mut out = MaskList::default();
                     out.push(u64::MAX); // patterns are appended to what the list holds
