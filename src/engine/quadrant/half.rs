@@ -50,8 +50,9 @@ struct Quarter {
 }
 
 /// The south placements of one column set, as [`Quarter`]s stored field by field (so that
-/// the AVX-512 loop loads eight of each with one instruction), each field padded with
-/// zeros to a whole number of [`Quarters::BLOCK`]s.
+/// the AVX-512 loop loads eight of each with one instruction). The fields' buffers never
+/// shrink and reach at least one [`Quarters::BLOCK`] past the list: a block that runs past
+/// `len` reads old words, which the pairing never keeps.
 #[derive(Debug, Default)]
 struct Quarters {
     up: Vec<u64>,
@@ -64,28 +65,18 @@ impl Quarters {
     /// Placements an AVX-512 register holds.
     const BLOCK: usize = 8;
 
-    fn clear(&mut self) {
-        self.up.clear();
-        self.down.clear();
-        self.shared.clear();
-        self.len = 0;
-    }
-
-    fn push(&mut self, q: Quarter) {
-        self.up.push(q.up);
-        self.down.push(q.down);
-        self.shared.push(q.shared);
-        self.len += 1;
-    }
-
-    /// Pads the fields to a whole number of blocks (after the last push).
-    fn pad(&mut self) {
-        let padded = self.len.next_multiple_of(Self::BLOCK);
-        for v in [&mut self.up, &mut self.down, &mut self.shared] {
-            v.resize(padded, 0);
+    /// The three fields' buffers, at least `len` + [`Quarters::BLOCK`] words each, to be
+    /// written from 0 (and the list's length then set).
+    fn room(&mut self, len: usize) -> [&mut [u64]; 3] {
+        let need = len + Self::BLOCK;
+        if self.up.len() < need {
+            for v in [&mut self.up, &mut self.down, &mut self.shared] {
+                v.resize(need, 0);
+            }
         }
+        self.len = 0;
+        [&mut self.up[..], &mut self.down[..], &mut self.shared[..]]
     }
-
 }
 
 /// Appends `a`'s pairing with every placement of `south` (padded) to `buf` from `kept`:
@@ -95,7 +86,11 @@ impl Quarters {
 #[inline(always)]
 fn pair_scalar(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
     let n = south.len;
-    for ((&up, &down), &shared) in south.up[..n].iter().zip(&south.down[..n]).zip(&south.shared[..n]) {
+    for ((&up, &down), &shared) in south.up[..n]
+        .iter()
+        .zip(&south.down[..n])
+        .zip(&south.shared[..n])
+    {
         buf[kept] = a.shared | shared;
         kept += usize::from((a.up & up) | (a.down & down) == 0);
     }
@@ -483,18 +478,19 @@ impl Half {
                     // The south placements in relative numbering, off the blocked diagonals,
                     // with their shared diagonals (shared() is bitwise, so a pattern's
                     // shared mask is the OR of its two quadrants').
-                    let south = &mut scratch.quarters;
-                    south.clear();
                     // A plain loop, not `extend`: an iterator adapter is compiled out of line
-                    // once, for the baseline, and would miss the v3 twin (see `isa`).
+                    // once, for the baseline, and would miss the v3 twin (see `isa`). Branch-
+                    // free like the pairing: each written, kept if off the blocked diagonals.
+                    let south = &mut scratch.quarters;
+                    let [ups, downs, shareds] = south.room(ss.len());
+                    let mut len = 0;
                     for &(u, d) in ss {
                         let (up, down) = (u64::from(u) << s0, u64::from(d));
-                        if (up & pre_up) | (down & pre_down) == 0 {
-                            let shared = self.shared(up, down);
-                            south.push(Quarter { up, down, shared });
-                        }
+                        (ups[len], downs[len]) = (up, down);
+                        shareds[len] = self.shared(up, down);
+                        len += usize::from((up & pre_up) | (down & pre_down) == 0);
                     }
-                    south.pad();
+                    south.len = len;
                     let south = &scratch.quarters;
                     let mut kept = out.len();
                     let buf = out.room(ns.len() * south.len + Quarters::BLOCK);

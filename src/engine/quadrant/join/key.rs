@@ -133,15 +133,37 @@ pub(super) fn chunk_split(bits: u32, moved: usize) -> (usize, usize) {
 const MOVE_FROM: usize = 12;
 
 /// How many of `masks` take each diagonal, into `f`.
+///
+/// Counted 64 diagonals at once in byte counters: byte j of `acc[i]` counts diagonal 8j +
+/// i, so a mask adds `(m >> i) & 0x0101..01` to each of the eight words (worked: m = 0b110
+/// adds 1 to byte 0 of acc[1] and of acc[2]), and the bytes are added to `f` every 255
+/// masks, before one can overflow. That is 24 branch-free word operations a mask, against
+/// one increment of `f` (a chain through memory) and one mispredicted loop exit per set bit:
+/// the key choice took 5% of `count 23 --shard 1234/2000` that way (`perf`).
 fn diagonal_counts(masks: impl Iterator<Item = u64>, f: &mut [u64; 64]) {
+    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
     f.fill(0);
+    let mut acc = [0u64; 8];
+    let flush = |acc: &mut [u64; 8], f: &mut [u64; 64]| {
+        for (i, a) in acc.iter_mut().enumerate() {
+            for j in 0..8 {
+                f[8 * j + i] += *a >> (8 * j) & 0xFF;
+            }
+            *a = 0;
+        }
+    };
+    let mut pending = 0;
     for m in masks {
-        let mut rest = m;
-        while rest != 0 {
-            f[rest.trailing_zeros() as usize] += 1;
-            rest &= rest - 1;
+        for (i, a) in acc.iter_mut().enumerate() {
+            *a += (m >> i) & LOW_BITS;
+        }
+        pending += 1;
+        if pending == 255 {
+            flush(&mut acc, f);
+            pending = 0;
         }
     }
+    flush(&mut acc, f);
 }
 
 /// Picks the key diagonals, in order, as many as leave about MIN_BUCKET / 4 east masks per
@@ -450,6 +472,37 @@ fn gathered<const T: usize>(mask: u64, place: impl Fn(u32) -> u64) -> [[u64; 256
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::rng::SplitMix64;
+
+    /// The byte counters agree with counting bit by bit, across the flushes every 255
+    /// masks (lists of 0 to 1,000 masks, dense and sparse, the top diagonal included).
+    #[test]
+    fn diagonal_counts_are_the_bit_by_bit_counts() {
+        let mut rng = SplitMix64::new(136);
+        for len in [0, 1, 254, 255, 256, 510, 511, 1000] {
+            for dense in [false, true] {
+                let masks: Vec<u64> = (0..len)
+                    .map(|_| {
+                        let m = rng.next_u64();
+                        if dense {
+                            m | 1 << 63
+                        } else {
+                            m & rng.next_u64() & rng.next_u64()
+                        }
+                    })
+                    .collect();
+                let mut want = [0u64; 64];
+                for &m in &masks {
+                    for (d, w) in want.iter_mut().enumerate() {
+                        *w += m >> d & 1;
+                    }
+                }
+                let mut got = [7u64; 64]; // overwritten, not added to
+                diagonal_counts(masks.iter().copied(), &mut got);
+                assert_eq!(got, want, "{len} masks, dense {dense}");
+            }
+        }
+    }
 
     #[test]
     fn moves_the_whole_key_or_its_whole_chunks_where_they_fit() {
