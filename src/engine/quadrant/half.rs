@@ -50,7 +50,7 @@ struct Quarter {
 }
 
 /// The south placements of one column set, as [`Quarter`]s stored field by field (so that
-/// the AVX-512 loop loads eight of each with one instruction). The fields' buffers never
+/// the AVX2 loop loads four of each with one instruction). The fields' buffers never
 /// shrink and reach at least one [`Quarters::BLOCK`] past the list: a block that runs past
 /// `len` reads old words, which the pairing never keeps.
 #[derive(Debug, Default)]
@@ -62,8 +62,8 @@ struct Quarters {
 }
 
 impl Quarters {
-    /// Placements an AVX-512 register holds.
-    const BLOCK: usize = 8;
+    /// Placements an AVX2 register holds.
+    const BLOCK: usize = 4;
 
     /// The three fields' buffers, at least `len` + [`Quarters::BLOCK`] words each, to be
     /// written from 0 (and the list's length then set).
@@ -97,55 +97,85 @@ fn pair_scalar(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -
     kept
 }
 
-isa::avx512_popcount_fn! {
-    /// [`pair_scalar`] eight south placements at a time: the eight clash tests in one
-    /// register, and the kept masks moved together by `vpcompressq` and stored as one
-    /// block of 8 (the words past the kept ones are overwritten by the next block). `buf`
-    /// has room for `kept + south.len + 8` masks. (AVX-512F only: the join's AVX-512 proof
-    /// checks a superset.)
+/// For each 4-bit mask m of kept 64-bit lanes, the 32-bit lanes that move the kept ones
+/// to the front, in order (`vpermd`'s indices): worked, m = 0b1010 keeps lanes 1 and 3,
+/// so its row starts 2, 3, 6, 7 (the rest 0, never kept).
+#[cfg(target_arch = "x86_64")]
+const COMPRESS4: [[i32; 8]; 16] = {
+    let mut rows = [[0i32; 8]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let (mut to, mut lane) = (0, 0);
+        while lane < 4 {
+            if m >> lane & 1 == 1 {
+                rows[m][2 * to] = 2 * lane as i32;
+                rows[m][2 * to + 1] = 2 * lane as i32 + 1;
+                to += 1;
+            }
+            lane += 1;
+        }
+        m += 1;
+    }
+    rows
+};
+
+isa::v3_fn! {
+    /// [`pair_scalar`] four south placements at a time with AVX2: the four clash tests in
+    /// one register, the kept masks moved to the front by `vpermd` with a row of
+    /// [`COMPRESS4`] and stored as one block of 4 (the words past the kept ones are
+    /// overwritten by the next block). `buf` has room for `kept + south.len + 4` masks.
+    ///
+    /// Measured (Zen 4, `count 23 --shard 1234/2000 -t 1`, two builds at once, cores
+    /// swapped, 2026-12-04): this loop took 0.975 and 0.988 of the scalar loop's time on
+    /// the same field-by-field lists; an AVX-512 copy (eight at a time, `vpcompressq`)
+    /// took the same as this one (0.996 and 1.002), so there is none. Before it, the same
+    /// shard's halves were 21% of its samples (the loop over 24-byte structs, pushed one
+    /// by one), 13% after: the shard's CPU fell to 0.92 with the AVX-512 copy and the
+    /// structs split into fields, and to 0.93 of that with the branch-free filling.
     #[inline]
-    fn pair_avx512(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
+    fn pair_avx2(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
         use std::arch::x86_64::{
-            __m512i, _mm256_extract_epi64, _mm512_and_si512, _mm512_extracti64x4_epi64,
-            _mm512_maskz_compress_epi64, _mm512_or_si512, _mm512_set1_epi64,
-            _mm512_set_epi64, _mm512_testn_epi64_mask,
+            __m256i, _mm256_and_si256, _mm256_castsi256_pd, _mm256_cmpeq_epi64,
+            _mm256_extract_epi64, _mm256_movemask_pd, _mm256_or_si256,
+            _mm256_permutevar8x32_epi32, _mm256_set1_epi64x, _mm256_set_epi32,
+            _mm256_set_epi64x, _mm256_setzero_si256,
         };
-        // Eight words as one register (one load), and back (one store).
-        let load = |v: &[u64]| -> __m512i {
-            let [a, b, c, d, e, f, g, h] = <[u64; 8]>::try_from(v).expect("a whole block").map(|w| w as i64);
-            _mm512_set_epi64(h, g, f, e, d, c, b, a)
+        const B: usize = 4;
+        // Four words as one register (one load), and back (one store).
+        let load = |v: &[u64]| -> __m256i {
+            let [a, b, c, d] = <[u64; B]>::try_from(v).expect("a whole block").map(|w| w as i64);
+            _mm256_set_epi64x(d, c, b, a)
         };
-        let store = |x: __m512i, out: &mut [u64]| {
-            let (lo, hi) = (_mm512_extracti64x4_epi64::<0>(x), _mm512_extracti64x4_epi64::<1>(x));
+        let store = |x: __m256i, out: &mut [u64]| {
             let words = [
-                _mm256_extract_epi64::<0>(lo),
-                _mm256_extract_epi64::<1>(lo),
-                _mm256_extract_epi64::<2>(lo),
-                _mm256_extract_epi64::<3>(lo),
-                _mm256_extract_epi64::<0>(hi),
-                _mm256_extract_epi64::<1>(hi),
-                _mm256_extract_epi64::<2>(hi),
-                _mm256_extract_epi64::<3>(hi),
+                _mm256_extract_epi64::<0>(x),
+                _mm256_extract_epi64::<1>(x),
+                _mm256_extract_epi64::<2>(x),
+                _mm256_extract_epi64::<3>(x),
             ];
             out.copy_from_slice(&words.map(|w| w as u64));
         };
         let (au, ad, ash) = (
-            _mm512_set1_epi64(a.up as i64),
-            _mm512_set1_epi64(a.down as i64),
-            _mm512_set1_epi64(a.shared as i64),
+            _mm256_set1_epi64x(a.up as i64),
+            _mm256_set1_epi64x(a.down as i64),
+            _mm256_set1_epi64x(a.shared as i64),
         );
-        const B: usize = Quarters::BLOCK;
         for i in (0..south.len).step_by(B) {
             let r = i..i + B;
-            let clash = _mm512_or_si512(
-                _mm512_and_si512(load(&south.up[r.clone()]), au),
-                _mm512_and_si512(load(&south.down[r.clone()]), ad),
+            let clash = _mm256_or_si256(
+                _mm256_and_si256(load(&south.up[r.clone()]), au),
+                _mm256_and_si256(load(&south.down[r.clone()]), ad),
             );
+            let free = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
+            let mut keep = _mm256_movemask_pd(_mm256_castsi256_pd(free)) as usize;
             // Lanes past the list's end (the padding) are never kept.
-            let valid = if south.len - i >= B { 0xFF } else { (1u8 << (south.len - i)) - 1 };
-            let keep = _mm512_testn_epi64_mask(clash, clash) & valid;
-            let masks = _mm512_or_si512(load(&south.shared[r]), ash);
-            store(_mm512_maskz_compress_epi64(keep, masks), &mut buf[kept..kept + B]);
+            if south.len - i < B {
+                keep &= (1 << (south.len - i)) - 1;
+            }
+            let masks = _mm256_or_si256(load(&south.shared[r]), ash);
+            let [i0, i1, i2, i3, i4, i5, i6, i7] = COMPRESS4[keep];
+            let order = _mm256_set_epi32(i7, i6, i5, i4, i3, i2, i1, i0);
+            store(_mm256_permutevar8x32_epi32(masks, order), &mut buf[kept..kept + B]);
             kept += keep.count_ones() as usize;
         }
         kept
@@ -269,10 +299,6 @@ pub struct HalfScratch {
     north: Vec<Partial>,
     south: Vec<Partial>,
     quarters: Quarters,
-    /// The table lookups keep to the x86-64-v3 loop where the CPU has AVX-512 (the
-    /// x86-64-v3 implementation of the per-implementation tests).
-    #[cfg(test)]
-    no_avx512: bool,
 }
 
 impl HalfScratch {
@@ -280,17 +306,6 @@ impl HalfScratch {
     pub fn new(isa: Isa) -> HalfScratch {
         HalfScratch {
             isa,
-            ..HalfScratch::default()
-        }
-    }
-
-    /// Buffers that run `imp` (its instruction set, and the AVX-512 pairing or not), for
-    /// the per-implementation tests.
-    #[cfg(test)]
-    pub fn for_implementation(imp: isa::Implementation) -> HalfScratch {
-        HalfScratch {
-            isa: imp.isa(),
-            no_avx512: !imp.avx512_popcount(),
             ..HalfScratch::default()
         }
     }
@@ -399,15 +414,9 @@ impl Half {
         scratch: &mut HalfScratch,
         out: &mut MaskList,
     ) -> u64 {
-        let avx512 = scratch.isa.avx512_popcount();
-        #[cfg(test)]
-        let avx512 = avx512.filter(|_| !scratch.no_avx512);
         isa::dispatch!(
-            avx512 => self.patterns_avx512(t, north, south, part, scratch, out);
-            else isa::dispatch!(
-                scratch.isa.v3_twin() => self.patterns_v3(t, north, south, part, scratch, out);
-                else self.patterns_body(t, north, south, part, scratch, out, pair_scalar)
-            )
+            scratch.isa.v3_twin() => self.patterns_v3(t, north, south, part, scratch, out);
+            else self.patterns_body(t, north, south, part, scratch, out, pair_scalar)
         )
     }
 
@@ -422,24 +431,8 @@ impl Half {
             scratch: &mut HalfScratch,
             out: &mut MaskList,
         ) -> u64 {
-            self.patterns_body(t, north, south, part, scratch, out, pair_scalar)
-        }
-    }
-
-    isa::avx512_popcount_fn! {
-        /// [`Half::patterns_from_table`] compiled for x86-64-v3 with AVX-512, pairing the
-        /// quadrants eight at a time ([`pair_avx512`]). Measured: see `pair_avx512`.
-        fn patterns_avx512(
-            &self,
-            t: &QuadrantTable,
-            north: &[u8],
-            south: &[u8],
-            part: Part,
-            scratch: &mut HalfScratch,
-            out: &mut MaskList,
-        ) -> u64 {
             self.patterns_body(t, north, south, part, scratch, out, |a, s, buf, kept| {
-                pair_avx512(a, s, buf, kept)
+                pair_avx2(a, s, buf, kept)
             })
         }
     }
@@ -628,7 +621,7 @@ mod tests {
     // from the quadrant table (the leaf with an x86-64-v3 twin) and from the quadrant search
     // (no twin), each against every placement.
     suite_per_implementation! {
-        [Baseline, X86_64V3, Avx512Popcount]
+        [Baseline, X86_64V3]
 
         /// Any board size up to 17 (quadrant tables of side 2 to 8), any free columns, any
         /// north and south rows, blocked diagonals, window of shared diagonals and part:
@@ -671,7 +664,7 @@ mod tests {
                 let part = Part { index: index % of, of };
                 let want = every_placement(&half, &north, &south, part);
                 found.set(found.get() + u32::from(!want.is_empty()));
-                let mut scratch = HalfScratch::for_implementation(imp);
+                let mut scratch = HalfScratch::new(imp.isa());
                 for table in [Some(&tables[h as usize]), None] {
                     let mut out = MaskList::default();
                     out.push(u64::MAX); // patterns are appended to what the list holds
