@@ -105,11 +105,11 @@ const COMPRESS4: [[i32; 8]; 16] = {
     let mut rows = [[0i32; 8]; 16];
     let mut m = 0;
     while m < 16 {
-        let (mut to, mut lane) = (0, 0);
+        let (mut to, mut lane) = (0usize, 0i32);
         while lane < 4 {
             if m >> lane & 1 == 1 {
-                rows[m][2 * to] = 2 * lane as i32;
-                rows[m][2 * to + 1] = 2 * lane as i32 + 1;
+                rows[m][2 * to] = 2 * lane;
+                rows[m][2 * to + 1] = 2 * lane + 1;
                 to += 1;
             }
             lane += 1;
