@@ -434,9 +434,9 @@ mod tests {
                         sort(&mut out, &mut start);
                         assert_eq!(&out[..len], &want[..], "{len} items, {buckets} buckets");
                         assert_eq!(start.len(), buckets + 1);
-                        for b in 0..buckets {
+                        for (b, &at) in start[..buckets].iter().enumerate() {
                             let first = want.iter().position(|x| x.0 >= b).unwrap_or(len);
-                            assert_eq!(start[b], first, "bucket {b} of {buckets}, {len} items");
+                            assert_eq!(at, first, "bucket {b} of {buckets}, {len} items");
                         }
                         assert_eq!(start[buckets], len);
                     }
