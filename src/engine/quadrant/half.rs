@@ -366,8 +366,41 @@ impl Half {
         let all = self.cols;
         scratch.north.sort_unstable_by_key(|p| all ^ p.cols);
         scratch.south.sort_unstable_by_key(|p| p.cols);
-        let (ns, ss) = (&scratch.north, &scratch.south);
         let before = out.len();
+        isa::dispatch!(
+            scratch.isa.v3_twin() => self.merge_v3(scratch, out);
+            else self.merge_body(scratch, out, pair_scalar)
+        );
+        stats.patterns = (out.len() - before) as u64;
+        stats
+    }
+
+    isa::v3_fn! {
+        /// [`Half::merge_body`] compiled for x86-64-v3 ([`isa`]), pairing with AVX2.
+        fn merge_v3(&self, scratch: &mut HalfScratch, out: &mut MaskList) {
+            self.merge_body(scratch, out, |a, s, buf, kept| pair_avx2(a, s, buf, kept))
+        }
+    }
+
+    /// Appends the pairs of the searched north and south placements (sorted by their
+    /// complement and by their columns) with complementary column sets to `out`, walking
+    /// both lists; each run of south placements with one column set is paired as the
+    /// table's loop pairs them (`pair`, branch-free: a branch here mispredicted, the loop's
+    /// two hottest instructions at n = 25 followed it).
+    #[inline(always)]
+    fn merge_body(
+        &self,
+        scratch: &mut HalfScratch,
+        out: &mut MaskList,
+        mut pair: impl FnMut(Quarter, &Quarters, &mut [u64], usize) -> usize,
+    ) {
+        let all = self.cols;
+        let (ns, ss) = (&scratch.north, &scratch.south);
+        let quarter = |p: &Partial| Quarter {
+            up: p.up,
+            down: p.down,
+            shared: self.shared(p.up, p.down),
+        };
         let (mut i, mut j) = (0, 0);
         while i < ns.len() && j < ss.len() {
             let want = all ^ ns[i].cols;
@@ -376,18 +409,19 @@ impl Half {
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
                     let j_end = j + ss[j..].iter().take_while(|s| s.cols == want).count();
-                    // Branch-free, as the table's loop below: every candidate written, kept
-                    // if its quadrants share no diagonal (a branch there mispredicted: the
-                    // loop's two hottest instructions at n = 25 followed it).
-                    let south = &ss[j..j_end];
+                    // The run's placements field by field (a plain loop: see the table's).
+                    let south = &mut scratch.quarters;
+                    let [ups, downs, shareds] = south.room(j_end - j);
+                    for (k, b) in ss[j..j_end].iter().enumerate() {
+                        let q = quarter(b);
+                        (ups[k], downs[k], shareds[k]) = (q.up, q.down, q.shared);
+                    }
+                    south.len = j_end - j;
+                    let south = &scratch.quarters;
                     while i < ns.len() && all ^ ns[i].cols == want {
-                        let a = ns[i];
                         let mut kept = out.len();
-                        let buf = out.room(south.len());
-                        for b in south {
-                            buf[kept] = self.shared(a.up | b.up, a.down | b.down);
-                            kept += usize::from((a.up & b.up) | (a.down & b.down) == 0);
-                        }
+                        let buf = out.room(south.len + Quarters::BLOCK);
+                        kept = pair(quarter(&ns[i]), south, buf, kept);
                         out.truncate_to(kept);
                         i += 1;
                     }
@@ -395,8 +429,6 @@ impl Half {
                 }
             }
         }
-        stats.patterns = (out.len() - before) as u64;
-        stats
     }
 
     /// The same patterns, with the quadrants looked up in the table instead of searched.
