@@ -123,6 +123,21 @@
 //!   the join's advantage is eaten up. Only at n = 27 are the lists long enough (4e6 east
 //!   patterns) for the join to dominate again, and n = 27 gets both.
 //!
+//! The per-set fixed costs (2026-12-04 evening, same machine; the figures above are from
+//! before): `perf record` of `count 23 --shard 1234/2000 -t 1` put the half patterns at
+//! 21% of the samples, the sort at 15% and the key choice at 5%. Two changes cut them,
+//! both with the same counts and tested pairs unit by unit: the quadrants are paired four
+//! at a time with AVX2 on lists stored field by field and filled without branches
+//! (`half::pair_avx2`), in the table's loop and in the searched one, and the key's
+//! diagonal counts run 64 at once in byte counters (`join::key`). Paired (both builds at
+//! once, one per core, swapped; the build before is eac3f71): that n = 23 shard 0.86 and
+//! 0.89 of the CPU, `count 22 --shard 77/200` 0.95 and 0.91 (the halves only), `count 19
+//! -t 1` 0.80 and 0.82 (n = 19's halves are most of its time), `estimate 24` 0.90-0.98 (4
+//! seeds: its sets are searched, not looked up, there), `count 20 -t 2` 0.96 (one pair).
+//! The sort's scatter kept its share: its hot increments wait on the scattered stores, and
+//! two cursors did not help (`layout::bucket_sort`). Scaled by those ratios the table's
+//! n = 22 and 23 rows would read about 1.7 and 1.55 ns: still above n = 27's 0.66.
+//!
 //! (The n = 28 row: keys of up to 18 bits, 2026-12-04 afternoon, `estimate 28 -t 2
 //! --seconds 420`, 168 units; that afternoon the machine ran the build before about 12%
 //! slower than in the morning.)
