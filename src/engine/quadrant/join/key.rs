@@ -136,7 +136,7 @@ const MOVE_FROM: usize = 12;
 ///
 /// Counted 64 diagonals at once in byte counters: byte j of `acc[i]` counts diagonal 8j +
 /// i, so a mask adds `(m >> i) & 0x0101..01` to each of the eight words (worked: m = 0b110
-/// adds 1 to byte 0 of acc[1] and of acc[2]), and the bytes are added to `f` every 255
+/// adds 1 to byte 0 of `acc[1]` and of `acc[2]`), and the bytes are added to `f` every 255
 /// masks, before one can overflow. That is 24 branch-free word operations a mask, against
 /// one increment of `f` (a chain through memory) and one mispredicted loop exit per set bit:
 /// the key choice took 5% of `count 23 --shard 1234/2000` that way (`perf`).
