@@ -115,20 +115,26 @@ impl QuadrantTable {
 
 /// Calls `f(rows << h | cols, up, down)` for every placement on the h×h square; None if
 /// `stop` was raised before the end.
-fn walk(h: u32, stop: &AtomicBool, f: &mut dyn FnMut(usize, u32, u32)) -> Option<()> {
+///
+/// Generic in `f` rather than through `dyn FnMut`, so that each of the two walks of a build
+/// has its callback inlined (the walk visits 67 million placements at h = 11, 633 million
+/// at h = 12). Measured (Zen 4, `perf record` of `count 23 --shard 1234/2000 -t 1`, which
+/// builds the h = 11 table): the build's samples 13,099 -> 10,477 (3.3 -> 2.6 s of CPU);
+/// the shard, paired at once, 0.995 and 0.970.
+fn walk<F: FnMut(usize, u32, u32)>(h: u32, stop: &AtomicBool, f: &mut F) -> Option<()> {
     struct Walk<'a> {
         h: u32,
         stop: &'a AtomicBool,
         stopped: bool,
     }
-    fn go(
+    fn go<F: FnMut(usize, u32, u32)>(
         w: &mut Walk,
         r: u32,
         rows: u32,
         cols: u32,
         up: u32,
         down: u32,
-        f: &mut dyn FnMut(usize, u32, u32),
+        f: &mut F,
     ) {
         let h = w.h;
         if r == h {
