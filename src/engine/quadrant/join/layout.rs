@@ -377,11 +377,20 @@ mod tests {
     }
 
     /// The bucket sort is the stable sort by key, and each bucket's start is where its
-    /// keys begin: lists of 0 to 1,001 items (odd and even, so the second half has the
-    /// odd item out), keys in runs (as the half searches emit them) or scattered, in 1 to
-    /// 4,096 buckets, with both widths of stored keys, the buffers reused from sort to sort.
+    /// keys begin: lists of 0 to 1,001 items, keys in runs (as the half searches emit
+    /// them) or scattered, in 1 to 4,096 buckets, with both widths of stored keys, the
+    /// buffers reused from sort to sort.
     #[test]
     fn bucket_sort_is_the_stable_sort_by_key() {
+        /// Sorts (key, position) items by key, with keys stored as K.
+        fn sort_by<K: SortKey>(
+            items: &[(usize, usize)],
+            buckets: usize,
+            (out, start, next): (&mut Vec<(usize, usize)>, &mut Vec<usize>, &mut Vec<usize>),
+            keys: &mut Vec<K>,
+        ) {
+            bucket_sort(items, |x| x.0, |x| *x, buckets, out, start, next, keys);
+        }
         let mut rng = SplitMix64::new(151);
         let (mut out, mut start, mut next, mut keys, mut wide) = (
             Vec::new(),
@@ -406,32 +415,21 @@ mod tests {
                     let mut want = items.clone();
                     want.sort_by_key(|x| x.0); // stable
                     for wide_keys in [false, true] {
-                        let mut sort = |out: &mut Vec<(usize, usize)>, start: &mut Vec<usize>| {
-                            if wide_keys {
-                                bucket_sort(
-                                    &items,
-                                    |x| x.0,
-                                    |x| *x,
-                                    buckets,
-                                    out,
-                                    start,
-                                    &mut next,
-                                    &mut wide,
-                                )
-                            } else {
-                                bucket_sort(
-                                    &items,
-                                    |x| x.0,
-                                    |x| *x,
-                                    buckets,
-                                    out,
-                                    start,
-                                    &mut next,
-                                    &mut keys,
-                                )
-                            }
-                        };
-                        sort(&mut out, &mut start);
+                        if wide_keys {
+                            sort_by(
+                                &items,
+                                buckets,
+                                (&mut out, &mut start, &mut next),
+                                &mut wide,
+                            );
+                        } else {
+                            sort_by(
+                                &items,
+                                buckets,
+                                (&mut out, &mut start, &mut next),
+                                &mut keys,
+                            );
+                        }
                         assert_eq!(&out[..len], &want[..], "{len} items, {buckets} buckets");
                         assert_eq!(start.len(), buckets + 1);
                         for (b, &at) in start[..buckets].iter().enumerate() {
