@@ -140,7 +140,8 @@ isa::v3_fn! {
             _mm256_permutevar8x32_epi32, _mm256_set1_epi64x, _mm256_set_epi32,
             _mm256_set_epi64x, _mm256_setzero_si256,
         };
-        const B: usize = 4;
+        // One block of the padded lists (the type below asks for exactly four lanes).
+        const B: usize = Quarters::BLOCK;
         // Four words as one register (one load), and back (one store).
         let load = |v: &[u64]| -> __m256i {
             let [a, b, c, d] = <[u64; B]>::try_from(v).expect("a whole block").map(|w| w as i64);
