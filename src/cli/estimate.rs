@@ -43,6 +43,12 @@
 //! but a unit's halves and sort take 2-4 s of a thread whatever share of its join is timed
 //! (its join: 1 s at most).
 //!
+//! Since 2026-12-04 (night) more units fit the minute: the units are ordered by weight once
+//! ([`Strata`]) rather than once per draw (at n = 28 sorting 20 million weights took 3-5 s
+//! of each draw, while the pool waited), and n = 28 draws 6 units at a time, so the last
+//! draw wastes less of the time (`options::SMALL_DRAWS_FROM`): 5 draws, 30 units, in about
+//! 51 s on 2 cores, where one draw of 12 took 31 s and a second rarely fit.
+//!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
 //! then searches the quadrants, which costs a set at n = 24 4% more in one measurement and
@@ -230,8 +236,9 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     prepared.prepare(plan.units(), &crate::engine::NEVER);
     fixed += clock.elapsed().as_secs_f64();
     let weights = crate::engine::sample::draw_weights(&plan, &costs);
-    let sampler = Sampler::new(&prepared, a.budget, &plan, &costs);
     let pool = crate::runner::local::pool(threads)?;
+    let strata = pool.install(|| Strata::new(&weights));
+    let sampler = Sampler::new(&prepared, a.budget, &plan, &costs);
     // Whole draws of K strata, repeated with the next seeds until the timing has lasted
     // `seconds` (see `EstimateOptions::seconds`).
     let mut timed: Vec<Timed> = Vec::new();
@@ -246,7 +253,7 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     };
     while draws == 0 || (next_fits(draws) && draws < MAX_DRAWS) {
         let seed = a.seed.wrapping_add(u64::from(draws));
-        let picks = draw(&weights, sample, seed);
+        let picks = strata.draw(sample, seed);
         timed.extend(pool.install(|| {
             picks
                 .par_iter()
@@ -379,26 +386,49 @@ fn print(r: &Report, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The stratified draw: K points, one uniform in each of K equal stretches of the units
-/// laid end to end by estimate (smallest first), and the unit index under each.
-fn draw(weights: &[f64], k: u32, seed: u64) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..weights.len()).collect();
-    order.sort_by(|&a, &b| weights[a].total_cmp(&weights[b]).then(a.cmp(&b)));
-    let mut ends = Vec::with_capacity(order.len());
-    let mut acc = 0.0f64;
-    for &i in &order {
-        acc += weights[i];
-        ends.push(acc);
+/// The units laid end to end by estimate, smallest first: what each stratified draw cuts
+/// into K equal stretches ([`Strata::draw`]). Made once per `estimate`: at n = 28 ordering
+/// the plan's 20 million units takes seconds, which each draw of 12 units paid again before
+/// (2026-12-04, Zen 4: a third of `estimate 28`'s sampling time, one thread busy and the
+/// other idle).
+struct Strata {
+    /// Unit indices by weight (ties by index).
+    order: Vec<usize>,
+    /// `ends[i]`: the weights of `order[..=i]` summed.
+    ends: Vec<f64>,
+}
+
+impl Strata {
+    fn new(weights: &[f64]) -> Strata {
+        let mut order: Vec<usize> = (0..weights.len()).collect();
+        // No two units compare equal (ties go by index), so the unstable sort gives the
+        // one order; in parallel, on the pool's threads.
+        order.par_sort_unstable_by(|&a, &b| weights[a].total_cmp(&weights[b]).then(a.cmp(&b)));
+        let mut ends = Vec::with_capacity(order.len());
+        let mut acc = 0.0f64;
+        for &i in &order {
+            acc += weights[i];
+            ends.push(acc);
+        }
+        Strata { order, ends }
     }
-    let total = acc;
-    let mut rng = Rng::new(seed);
-    (0..k)
-        .map(|j| {
-            let point = (f64::from(j) + rng.unit()) / f64::from(k) * total;
-            let pos = ends.partition_point(|&e| e <= point).min(order.len() - 1);
-            order[pos]
-        })
-        .collect()
+
+    /// The stratified draw: K points, one uniform in each of K equal stretches of the
+    /// units laid end to end, and the unit index under each.
+    fn draw(&self, k: u32, seed: u64) -> Vec<usize> {
+        let total = self.ends.last().copied().unwrap_or(0.0);
+        let mut rng = Rng::new(seed);
+        (0..k)
+            .map(|j| {
+                let point = (f64::from(j) + rng.unit()) / f64::from(k) * total;
+                let pos = self
+                    .ends
+                    .partition_point(|&e| e <= point)
+                    .min(self.order.len() - 1);
+                self.order[pos]
+            })
+            .collect()
+    }
 }
 
 /// Weighted quantiles of the unit times: a unit drawn with probability ∝ x stands for
@@ -465,9 +495,14 @@ mod tests {
     fn the_draw_hits_units_in_proportion_to_their_estimate() {
         // One unit holds 90% of the estimate: 9 of 10 strata fall on it.
         let costs = [10.0, 900.0, 50.0, 40.0];
-        let picks = draw(&costs, 10, 7);
+        let strata = Strata::new(&costs);
+        let picks = strata.draw(10, 7);
         assert_eq!(picks.iter().filter(|&&i| i == 1).count(), 9);
         assert!(picks.iter().all(|&i| i < costs.len()));
+        // The strata are made once and drawn from many times: the same seed, the same units.
+        assert_eq!(strata.draw(10, 7), picks);
+        // Equal weights are laid end to end by index: one unit a stratum, in order.
+        assert_eq!(Strata::new(&[5.0; 6]).draw(6, 3), [0, 1, 2, 3, 4, 5]);
     }
 
     #[test]

@@ -505,12 +505,18 @@ pub fn clock_seed() -> u64 {
 /// [`FRONTIER_SECONDS`]: a sampled unit there costs a second or more (its set's half
 /// searches and sort), and its time varies from unit to unit by a factor of ten.
 const FRONTIER: u32 = 26;
+/// The n from which `estimate` draws 6 units at a time: a sampled unit of n = 28 costs 2-3 s
+/// of a thread (its set's half searches and sort, 0.4-1 s each, and a second of its join),
+/// and the first one on each thread 6-7 s more (the first touch of its GBs of lists), so a
+/// draw of 12 on 2 cores lasts 10-20 s and only two fit in the default time. Draws of 6 fit
+/// five: 30 units instead of 24 (2026-12-04, Zen 4, seeds 1 and 5: 95% intervals of -33% /
+/// +39% and -28% / +33%, against -32% / +38% and -34% / +41% with draws of 12; draws of 8,
+/// three of them: -38% / +46% and -28% / +33%).
+const SMALL_DRAWS_FROM: u32 = 28;
 /// `estimate`'s default time from [`FRONTIER`], seconds (the whole command): at n = 26 six
 /// draws of 12 units on 2 cores (1.3 s of CPU a unit, 2026-12-03, Zen 4), a 95% interval of
 /// -23% / +25% with the drift allowance (`estimate::DRIFT`), within a minute; at n = 27 two
-/// draws in 46 s (-26% / +29%). At n = 28 one draw of 12 units takes over a minute by
-/// itself (9 s of CPU a unit and the first touch of each thread's GBs of lists), and is all
-/// it makes.
+/// draws in 46 s (-26% / +29%); at n = 28 five draws of 6 (see [`SMALL_DRAWS_FROM`]).
 const FRONTIER_SECONDS: f64 = 55.0;
 /// `estimate`'s default sampling time below [`FRONTIER`], seconds: at small n one draw
 /// times only milliseconds of work, which a single interrupt can double.
@@ -521,7 +527,7 @@ const MIN_SAMPLING: f64 = 4.0;
 pub struct EstimateOptions {
     /// The board size.
     pub n: u32,
-    /// Units to time per draw (strata): `--sample`, or 48 (12 from n = 26).
+    /// Units to time per draw (strata): `--sample`, or 48 (12 from n = 26, 6 from n = 28).
     pub sample: u32,
     /// Seconds the whole estimate may take, in whole draws (while the next is expected to
     /// end in time; at least one): `--seconds`, or 4 (55 from n = 26 without `--sample`).
@@ -544,7 +550,13 @@ impl EstimateOptions {
     pub fn from_args(a: &EstimateArgs) -> EstimateOptions {
         EstimateOptions {
             n: a.n,
-            sample: a.sample.unwrap_or(if a.n >= FRONTIER { 12 } else { 48 }),
+            sample: a.sample.unwrap_or(if a.n >= SMALL_DRAWS_FROM {
+                6
+            } else if a.n >= FRONTIER {
+                12
+            } else {
+                48
+            }),
             seconds: a
                 .seconds
                 .unwrap_or(if a.n >= FRONTIER && a.sample.is_none() {
@@ -742,6 +754,10 @@ mod tests {
             panic!("estimate");
         };
         assert_eq!(EstimateOptions::from_args(&a).sample, 12);
+        let Command::Estimate(a) = parsed(&["estimate", "28"]) else {
+            panic!("estimate");
+        };
+        assert_eq!(EstimateOptions::from_args(&a).sample, 6);
         let Command::Estimate(a) = parsed(&["estimate", "16", "--sample", "5"]) else {
             panic!("estimate");
         };

@@ -81,10 +81,10 @@ pub enum Command {
     ///
     /// Units are drawn with probability proportional to their cost estimate (even N from
     /// 26: to their sets' estimated list lengths E²·W³, which follow the time closer), in
-    /// draws of K strata (--sample K, default 48, 12 from N = 26; --seed S) while --seconds
-    /// allows; units or joins too long to time whole are timed on a random share and scaled
-    /// up without bias. At most about a minute on 2 cores up to N = 27 (N = 28: one draw,
-    /// about 70 s). Validated against whole counts of N = 16..21 (see the README).
+    /// draws of K strata (--sample K, default 48, 12 from N = 26, 6 from N = 28; --seed S)
+    /// while --seconds allows; units or joins too long to time whole are timed on a random
+    /// share and scaled up without bias. About a minute on 2 cores at N = 26 to 28 (N = 28:
+    /// about 30 units). Validated against whole counts of N = 16..21 (see the README).
     Estimate(EstimateArgs),
     /// Print the unit plan of N (ids, pre-placed queens, weights, estimated costs) for
     /// external schedulers, or its statistics and a makespan estimate with --stats.
@@ -354,7 +354,7 @@ pub struct EstimateArgs {
     #[arg(value_name = "N", value_parser = parse_n)]
     pub n: u32,
     /// Units to time per draw (strata of the sample), 2..100000. Default: 48, or 12 from
-    /// N = 26 (where each sampled set's half searches take seconds).
+    /// N = 26 (where each sampled set's half searches take seconds), 6 from N = 28.
     #[arg(long, value_name = "K", value_parser = parse_sample)]
     pub sample: Option<u32>,
     /// Seconds the estimate may take, 0..86400: draws of K units (seeds S, S + 1, ...) are
