@@ -516,7 +516,9 @@ const SMALL_DRAWS_FROM: u32 = 28;
 /// `estimate`'s default time from [`FRONTIER`], seconds (the whole command): at n = 26 six
 /// draws of 12 units on 2 cores (1.3 s of CPU a unit, 2026-12-03, Zen 4), a 95% interval of
 /// -23% / +25% with the drift allowance (`estimate::DRIFT`), within a minute; at n = 27 two
-/// draws in 46 s (-26% / +29%); at n = 28 five draws of 6 (see [`SMALL_DRAWS_FROM`]).
+/// draws in 46 s (-26% / +29%); at n = 28 five draws of 6 (see [`SMALL_DRAWS_FROM`]). Since
+/// the draws no longer sort the plan each time (`estimate::Strata`), n = 26 makes 11 draws
+/// in 52 s (-20% / +22%, seed 1, 2026-12-04 night).
 const FRONTIER_SECONDS: f64 = 55.0;
 /// `estimate`'s default sampling time below [`FRONTIER`], seconds: at small n one draw
 /// times only milliseconds of work, which a single interrupt can double.

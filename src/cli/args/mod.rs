@@ -359,7 +359,8 @@ pub struct EstimateArgs {
     pub sample: Option<u32>,
     /// Seconds the estimate may take, 0..86400: draws of K units (seeds S, S + 1, ...) are
     /// made while the next is expected to end within it (always one). Default: 4, or 55 from
-    /// N = 26 without --sample (six draws at N = 26 on 2 cores: a 95% interval near ±25%).
+    /// N = 26 without --sample (on 2 cores about ten draws of 12 at N = 26, a 95% interval
+    /// near ±21%; four or five draws of 6 at N = 28, near ±35%).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_hyphen_values = true)]
     pub seconds: Option<f64>,
     /// Seed of the random draw: the same seed draws the same units.
