@@ -506,8 +506,8 @@ pub fn clock_seed() -> u64 {
 /// searches and sort), and its time varies from unit to unit by a factor of ten.
 const FRONTIER: u32 = 26;
 /// The n from which `estimate` draws 6 units at a time: a sampled unit of n = 28 costs 2-3 s
-/// of a thread (its set's half searches and sort, 0.4-1 s each, and a second of its join),
-/// and the first one on each thread 6-7 s more (the first touch of its GBs of lists), so a
+/// of a thread (its set's half searches and sort, 0.4-1.2 s each, and a second of its join),
+/// and the first one on each thread 4-5 s more (the first touch of its GBs of lists), so a
 /// draw of 12 on 2 cores lasts 10-20 s and only two fit in the default time. Draws of 6 fit
 /// five: 30 units instead of 24 (2026-12-04, Zen 4, seeds 1 and 5: 95% intervals of -33% /
 /// +39% and -28% / +33%, against -32% / +38% and -34% / +41% with draws of 12; draws of 8,
