@@ -49,6 +49,19 @@
 //! draw wastes less of the time (`options::SMALL_DRAWS_FROM`): 5 draws, 30 units, in about
 //! 51 s on 2 cores, where one draw of 12 took 31 s and a second rarely fit.
 //!
+//! Tried and not kept (2026-12-04, late; commit 14615fb with the variance printed both
+//! ways): the *stratified* variance, from the spread of each stratum's ratios across the
+//! draws (K strata, D draws: `(X/K)² Σ_h s_h² / D`, K(D - 1) degrees of freedom) instead of
+//! the spread of all K·D ratios. It is the exact estimator for this design, and would be
+//! narrower if t/x drifted with the weight from stratum to stratum; at n = 28 it does not.
+//! Default `estimate 28 -t 2`, seeds 1 to 5 (5, 5, 6, 6, 5 draws of 6): sampling half-width
+//! 20.6%, 16.3%, 15.5%, 12.8%, 17.1% as now, against 20.8%, 16.9%, 15.2%, 13.4%, 17.4%
+//! stratified. Those runs' intervals (with [`DRIFT`]): -32%/+39%, -29%/+34%, -28%/+33%,
+//! -26%/+30%, -30%/+35%: four of five within ±35%. The ratios t/x of one stratum range
+//! over 0.4-3.3 times their mean in the lightest two strata and 0.5-1.9 in the others, and
+//! a unit timed twice (the same unit in two runs, seeds overlapping) repeats within about
+//! 25%: the weight is what misses, not the timing.
+//!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
 //! then searches the quadrants, which costs a set at n = 24 4% more in one measurement and

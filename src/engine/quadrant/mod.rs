@@ -138,6 +138,25 @@
 //! two cursors did not help (`layout::bucket_sort`). Scaled by those ratios the table's
 //! n = 22 and 23 rows would read about 1.7 and 1.55 ns: still above n = 27's 0.66.
 //!
+//! What 1.2 ns a solution would take at n = 22 and 23, from the breakdowns of `estimate N
+//! -t 2 --seconds 60 --seed 100` (2026-12-04 night, commit 490990c; 1.62 and 1.61 ns) split
+//! per pattern (an *item*: one east or west pattern of one set, made, then sorted):
+//!
+//! | n | items a set | items a solution | halves / sort, ns an item | halves + sort, ns a solution | join, ns a solution | pairs a solution × ps a pair |
+//! |---|---|---|---|---|---|---|
+//! | 22 | 3.2e5 | 0.042 | 4.8 / 6.8 | 0.49 | 1.13 | 106 × 10.7 |
+//! | 23 | 8.7e4 | 0.069 | 4.7 / 6.1 | 0.74 | 0.85 | 37 × 23 |
+//! | 24 | 2.4e6 | 0.013 | 8.6 / 10.4 | 0.25 | 0.92 | 79 × 11.7 |
+//!
+//! (n = 24's halves are searched, not looked up: the estimate does not build its table.)
+//! At n = 22, testing as few pairs a solution as n = 24 would still leave 0.49 + 0.84 =
+//! 1.33 ns: it needs both that and a cheaper sort. At n = 23 the pairs are few but cost
+//! twice an even board's (its sparse joins: pieces of about 190 east masks meet about 950
+//! west masks over many nearly empty buckets), and the halves and sort cost as much as the
+//! join: 1.2 ns needs about half of each gone. The sort's counting passes already run near
+//! the cost of their scattered stores (see `join::layout::bucket_sort`), so neither is a
+//! tuning step; both need fewer items a solution, that is, another decomposition.
+//!
 //! (The n = 28 row: keys of up to 18 bits, 2026-12-04 afternoon, `estimate 28 -t 2
 //! --seconds 420`, 168 units; that afternoon the machine ran the build before about 12%
 //! slower than in the morning.)

@@ -1154,6 +1154,10 @@ mod tests {
         /// from GREEDY_FROM east masks the key is chosen level by level, has 12 bits and
         /// moves (`BitOrder`), but not at 62 diagonals (no room). Forced keys of every
         /// length are in `every_key_length_and_width_joins_as_the_pair_loop`.
+        ///
+        /// The west list is a few hundred masks repeated to the east list's length: a
+        /// dense join (a shorter west list takes the sparse rule's shorter key,
+        /// `key::SPARSE_BUCKET`), whose pairs are the short list's times the repeats.
         fn keys_of_whole_chunks_move_the_chunks_and_keep_the_count(imp: Implementation) {
             let mut joiner = Joiner::for_implementation(imp);
             for &(seed, ne, nw, bits, density, moved) in &[
@@ -1165,11 +1169,13 @@ mod tests {
                 (36, 140_000, 100, 62, 20, false),
             ] {
                 let east = masks(seed, ne, bits, density);
-                let west = weighted(masks(seed + 100, nw, bits, density), &[1, 2, 4]);
+                let short = weighted(masks(seed + 100, nw, bits, density), &[1, 2, 4]);
+                let repeats = ne.div_ceil(nw);
+                let west: Vec<(u64, u32)> = (0..repeats).flat_map(|_| short.clone()).collect();
                 let key = key_bits(&east, &west, bits);
                 assert!(key.bits.len() >= 10, "seed {seed}: key of {}", key.bits.len());
                 assert_eq!(key.moved > 0, moved, "seed {seed}: {key:?}");
-                let want = join_naive(&east, &west);
+                let want = join_naive(&east, &short) * repeats as u64;
                 assert_eq!(joiner.join(&east, &west, bits).pairs, want, "seed {seed}");
                 let pieces = joiner.keep(&east, &west, bits);
                 let sample = Sample {
