@@ -156,7 +156,7 @@
 //! join: 1.2 ns needs about half of each gone. The sort's counting passes already run near
 //! the cost of their scattered stores (see `join::layout::bucket_sort`), so neither is a
 //! tuning step; both need fewer items a solution, that is, another decomposition.
-//! (The next night the sparse joins' shorter keys, `join::key::SPARSE_BUCKET`, took n = 23
+//! (The next night the sparse joins' shorter keys, `join::key::SPARSE_WEST`, took n = 23
 //! to 1.38 ns by the same command: the join 0.66 ns, 41 pairs a solution at 16 ps each,
 //! and the halves and sort 0.70 ns, now half of the time. n = 25: 0.91 ns, n = 27: 0.57.)
 //!

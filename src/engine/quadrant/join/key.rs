@@ -30,24 +30,29 @@ const WIDE_BUCKET: usize = 128;
 /// 1.05 of the CPU (4 rounds, 1.03-1.10), 16 a bucket 1.13 (2 rounds), 128 a bucket 0.996
 /// (4 rounds, 0.95-1.00: noise).
 const MIN_BUCKET: usize = 64 * LANES;
-/// East masks a bucket keeps on average in a *sparse* join, one whose west list is shorter
+/// West masks a bucket keeps on average in a *sparse* join, one whose west list is shorter
 /// than its east list (odd boards' frames: a set of n = 23 joins about 74,000 east masks
-/// with 13,000 west ones): a whole piece, four times the dense rule's quarter, so two key
-/// bits fewer. There the west buckets of the dense rule held about a dozen masks (n = 23:
-/// 10 key bits, 13 west masks a bucket), and a piece paid a step of the bucket walk for
-/// every one or two masks it tested; with two bits fewer a bucket holds about 40-50 (8, 11
-/// and 14 bits at n = 23, 25 and 27). More pairs are tested (n = 27: 36-37 a solution
-/// instead of 30-31), each far more cheaply.
+/// with 13,000 west ones): the key stops before its buckets would average fewer. With the
+/// east rule alone (64 east masks a bucket) n = 23's sets took 10-bit keys and their west
+/// buckets held about 13 masks, so a piece paid a step of its bucket walk for every one or
+/// two masks it tested (23 ps a tested pair, against 11-12 on even boards). With this rule
+/// a mean set of n = 23, 25 and 27 takes 9, 12 and 15 bits (1, 2 and 2 fewer; 25-46 west
+/// masks a bucket). More pairs are tested (n = 27: 36-37 a solution instead of 30-31),
+/// each far more cheaply. Even boards' sparse sets (a few at n = 26 and 28, with millions
+/// of west masks) keep their keys of 16-18 bits within a bit.
 ///
-/// Measured (2026-12-04, Zen 4, one build with the target read from the environment, both
-/// runs at once, one per core, swapped; CPU of the whole command, against 64):
-/// `count 23 --shard 1234/2000 -t 1` 0.82 and 0.81 (128: 0.92, 0.92; 1,024 a bucket 4.5%
-/// slower than 256), `count 25 --shard 123456/200000 -t 1` 0.76 and 0.77 (512: 1.02 of
-/// 256), `estimate 27 -t 1` seeds 1 and 2 0.84 and 0.87 (0.63 -> 0.53 ns a solution; 512:
-/// 0.96 of 256, one seed). Dense joins keep the quarter: at n = 22 (`count 22 --shard
-/// 77/200`) 256 a bucket measured 1.00 and 0.99, 128 0.99 and 0.94, and at n = 24 see
-/// [`MIN_BUCKET`].
-const SPARSE_BUCKET: usize = MIN_BUCKET;
+/// Measured (2026-12-04, Zen 4, both builds at once, one per core, swapped; CPU of the
+/// whole command), first as 256 east masks a bucket in sparse joins, which gives the same
+/// keys for the mean odd set: against the build before, `count 23 --shard 1234/2000 -t 1`
+/// 0.82 and 0.82 (128 east masks a bucket: 0.92; 1,024: 4.5% slower than 256), `count 25
+/// --shard 123456/200000 -t 1` 0.76 and 0.77 (512: 1.02 of 256), `count 21 --shard 37/100
+/// -t 1` 0.89 and 0.87, `count 19 -t 1` 0.91 and 0.92, `estimate 27 -t 1` seeds 1 and 2
+/// 0.84 and 0.87 (0.63 -> 0.53 ns a solution; 512: 0.96 of 256, one seed). That form also
+/// cut the keys of n = 28's sparse sets to 14 bits (`estimate 28 -t 1` seed 1: 1.08 of the
+/// CPU, 3% more pairs tested), hence the rule by west masks; this form: see CHANGELOG.md.
+/// Dense joins keep the east rule: at n = 22 (`count 22 --shard 77/200`) 256 east masks a
+/// bucket measured 1.00 and 0.99, 128 0.99 and 0.94, and at n = 24 see [`MIN_BUCKET`].
+const SPARSE_WEST: usize = 32;
 
 /// Shorter east lists are joined unsorted: at n = 16 (a few hundred east masks per set)
 /// the sort and the key cost more than they save (measured).
@@ -191,7 +196,8 @@ fn diagonal_counts(masks: impl Iterator<Item = u64>, f: &mut [u64; 64]) {
 }
 
 /// Picks the key diagonals, in order, as many as leave about MIN_BUCKET / 4 east masks per
-/// bucket ([`SPARSE_BUCKET`] where the west list is the shorter). A key bit prunes the pairs where both masks have it, so below [`GREEDY_FROM`]
+/// bucket, and where the west list is the shorter, as leave about [`SPARSE_WEST`] west
+/// masks per bucket, whichever is fewer. A key bit prunes the pairs where both masks have it, so below [`GREEDY_FROM`]
 /// east masks (keys of at most 11 bits) diagonals are scored by the product of the two
 /// lists' shares (from a sample of at most 256 masks per side); from there the key is
 /// chosen level by level ([`greedy_key`]).
@@ -205,19 +211,18 @@ pub(super) fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
         return Key::default(); // sorting would cost more than it saves
     }
     // The sparse rule is the join's own (`Arranged::sparse`), on the lengths alone.
-    let narrow = if west.len() < east.len() {
-        SPARSE_BUCKET
-    } else {
-        MIN_BUCKET / 4
-    };
+    let sparse = west.len() < east.len();
     let per_bucket = |bits: u32| {
         if bits < WIDE_FROM {
-            narrow
+            MIN_BUCKET / 4
         } else {
             WIDE_BUCKET
         }
     };
-    while want < MAX_KEY_BITS && east.len() >> want >= per_bucket(want) {
+    while want < MAX_KEY_BITS
+        && east.len() >> want >= per_bucket(want)
+        && (!sparse || west.len() >> want >= SPARSE_WEST)
+    {
         want += 1;
     }
     if want == 0 {

@@ -1157,7 +1157,7 @@ mod tests {
         ///
         /// The west list is a few hundred masks repeated to the east list's length: a
         /// dense join (a shorter west list takes the sparse rule's shorter key,
-        /// `key::SPARSE_BUCKET`), whose pairs are the short list's times the repeats.
+        /// `key::SPARSE_WEST`), whose pairs are the short list's times the repeats.
         fn keys_of_whole_chunks_move_the_chunks_and_keep_the_count(imp: Implementation) {
             let mut joiner = Joiner::for_implementation(imp);
             for &(seed, ne, nw, bits, density, moved) in &[
