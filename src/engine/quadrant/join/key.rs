@@ -539,6 +539,31 @@ mod tests {
         }
     }
 
+    /// The key's length follows the lists: 64 east masks a bucket in a dense join; in a
+    /// sparse one (the west list the shorter) also at least SPARSE_WEST west masks a bucket.
+    /// Worked numbers, a mean set of n = 23 (74,000 east and 13,000 west masks, 44
+    /// diagonals): 74,000 >> 10 = 72 east masks a bucket, so 11 bits with a west list as
+    /// long; 13,000 >> 8 = 50 west masks a bucket and >> 9 = 25, so 9 bits with its own.
+    #[test]
+    fn sparse_joins_stop_the_key_where_the_west_buckets_would_thin_out() {
+        let mut rng = SplitMix64::new(23);
+        let mut list = |len: usize| -> Vec<u64> {
+            (0..len)
+                .map(|_| rng.next_u64() & rng.next_u64() & ((1 << 44) - 1))
+                .collect()
+        };
+        let east = list(74_000);
+        let weighted = |masks: Vec<u64>| masks.into_iter().map(|m| (m, 1)).collect::<Vec<_>>();
+        let dense = weighted(list(74_000));
+        let sparse = weighted(list(13_000));
+        assert_eq!(key_bits(&east, &dense, 44).bits.len(), 11);
+        assert_eq!(key_bits(&east, &sparse, 44).bits.len(), 9);
+        // A west list one mask shorter than the east list is sparse, and at these
+        // lengths its west buckets stop the key no earlier than the east rule does.
+        let almost = weighted(list(73_999));
+        assert_eq!(key_bits(&east, &almost, 44).bits.len(), 11);
+    }
+
     #[test]
     fn moves_the_whole_key_or_its_whole_chunks_where_they_fit() {
         assert_eq!(moves(46, 16), 16); // n = 24: 5 own chunks + 3 slots
