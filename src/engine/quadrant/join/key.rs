@@ -33,11 +33,11 @@ const MIN_BUCKET: usize = 64 * LANES;
 /// West masks a bucket keeps on average in a *sparse* join, one whose west list is shorter
 /// than its east list (odd boards' frames: a set of n = 23 joins about 74,000 east masks
 /// with 13,000 west ones): the key stops before its buckets would average fewer. With the
-/// east rule alone (64 east masks a bucket) n = 23's sets took 10-bit keys and their west
-/// buckets held about 13 masks, so a piece paid a step of its bucket walk for every one or
-/// two masks it tested (23 ps a tested pair, against 11-12 on even boards). With this rule
-/// a mean set of n = 23, 25 and 27 takes 9, 12 and 15 bits (1, 2 and 2 fewer; 25-46 west
-/// masks a bucket). More pairs are tested (n = 27: 36-37 a solution instead of 30-31),
+/// east rule alone (64 east masks a bucket) a mean set of n = 23, 25 and 27 took 11, 14
+/// and 16 key bits and its west buckets held about 6, 6 and 10 masks, so a piece paid a
+/// step of its bucket walk for every few masks it tested (n = 23: 23 ps a tested pair,
+/// against 11-12 on even boards). With this rule they take 9, 12 and 15 bits (about 25,
+/// 23 and 20 west masks a bucket). More pairs are tested (n = 27: 36-37 a solution instead of 30-31),
 /// each far more cheaply. Even boards' sparse sets (a few at n = 26 and 28, with millions
 /// of west masks) keep their keys of 16-18 bits within a bit.
 ///
