@@ -147,11 +147,13 @@ fn a_stop_ends_a_long_quadrant_unit_at_once() {
 
 #[test]
 fn a_stop_ends_the_quadrant_tables_build_at_once() {
-    // The h = 12 table of n = 24 (5 GB) takes a minute or more to build.
+    // The h = 12 table of n = 25 (5 GB) takes half a minute or more to build, from about
+    // 5 s in (after the plan), so the stop comes at 8 s. (n = 24, which counts faster
+    // without it, no longer builds it.)
     assert_stops_quickly(
         &[
             "count",
-            "24",
+            "25",
             "--engine",
             "quadrant",
             "-t",
@@ -160,7 +162,7 @@ fn a_stop_ends_the_quadrant_tables_build_at_once() {
             "8G",
             "-q",
         ],
-        Duration::from_secs(2),
+        Duration::from_secs(8),
     );
 }
 
@@ -193,12 +195,15 @@ fn a_stop_ends_the_quadrant_plans_build_at_once() {
     // with the plan refused (exit code 2), not 130. The hostile pass ran it under 4 GB of
     // address space; since the prefixes from n = 28 are made lazily, the plan is refused
     // there within 0.5 s (12 million units), so this runs under 12 GB, where the plan's
-    // 59 million units take seconds to list (and the test's memory stays bounded).
+    // 59 million units take seconds to list (and the test's memory stays bounded). Under
+    // 12 GB the plan is refused at 36 million units, which a Zen 4 core reached in 0.55 s
+    // (2026-12-05: a stop at 0.5 s then raced the refusal and lost, exit code 2), so the
+    // stop comes at 0.25 s.
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg("ulimit -v 12000000 && exec \"$0\" count 32 --engine quadrant -t 1 -q")
         .arg(bin());
-    let (took, code, err) = stop_command_after(cmd, Duration::from_millis(500));
+    let (took, code, err) = stop_command_after(cmd, Duration::from_millis(250));
     assert_eq!(code, Some(130), "{err}");
     assert!(
         took < Duration::from_secs(1),

@@ -64,10 +64,10 @@
 //!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
-//! then searches the quadrants, which costs a set at n = 24 4% more in one measurement and
-//! about 17% in another (`count 24 --shard 1234/4000`, see `Engine::table_pays`): for a
-//! whole count with the table the estimate errs high by about that; for shards of a few
-//! minutes, which do not build the table either, it does not.
+//! then searches the quadrants. At n = 24 a count does the same (it counts faster without
+//! that table); at n = 25 a whole count builds it and counts 4-9% faster (three shards,
+//! see `Engine::table_pays`), so there the estimate errs high by about that; for shards of
+//! a few minutes, which do not build the table either, it does not.
 
 use std::io::Write;
 use std::time::Instant;

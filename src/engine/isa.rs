@@ -76,8 +76,9 @@
 //! one against the other in one binary; the counts are the same either way.
 //!
 //! Not dispatched: the quadrant search without a table (`Half::place`, recursive, so it
-//! cannot be inlined into a twin; used from n = 26, where no table is built, and at n = 24
-//! and 25 where the 5 GB table does not fit or does not pay, as in small shards), and
+//! cannot be inlined into a twin; used from n = 26, where no table is built, at n = 24, which
+//! counts faster without its 5 GB table, and at n = 25 where that table does not fit or
+//! does not pay, as in small shards), and
 //! the per-join choice of the key (`key_bits`, on a sample). The sort is inlined into
 //! the join's twins, and has its `pext` copy where that is fast (above).
 

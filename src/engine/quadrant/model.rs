@@ -103,24 +103,33 @@ pub(crate) fn whole_list_bytes(n: u32) -> u64 {
 /// `cpu_seconds` of counting on `threads` threads (a shard of the plan, say).
 ///
 /// Only the h = 12 table (n = 24, 25) can fail to. Building it walks 633 million
-/// placements twice on one core and writes 5 GB: 32.5 and 34.4 s of wall time
-/// (`count 24 --shard 7411/20000 -t 2` with and without `--max-memory 2G`: 53.9 against
-/// 21.4 s, 57.4 against 23.0 s), the other threads idle. It saves about 15% of the
-/// counting at n = 24 (`--shard 1234/4000 -t 2`: 252.8 s of user CPU without it,
-/// 239.4 s with it, about 30 s of which built it). A run of W wall seconds of counting
-/// gains about 0.15 W, so the table pays when 0.15 W exceeds its 33 s of building:
-/// W > 220 s. A whole count of n = 24 (days) builds it; a shard of 1/20,000 (30 s of
-/// counting) does not, and is then 2.5x faster (22 s instead of 55 s wall, measured
-/// above); 1/4,000 (2 minutes) was 11% faster without it. All figures from a 2-core
-/// Intel Xeon model 207. The h <= 11 tables (550 MB and about 3 s at h = 11, for
-/// counts of minutes at least) are always built.
+/// placements twice on one core and writes 5 GB: 24-28 s of wall time on a Zen 4 core
+/// (2026-12-05), the other threads idle. Whether it then saves anything depends on n,
+/// measured that day (AMD EPYC Zen 4, `-t 1`, one process at a time, the same shards with
+/// and without the table, the build's own time subtracted):
+///
+/// - *n = 24: never.* Six random shards of 1/20,000 counted 0.7% to 7.6% slower with the
+///   table (median 5.7%): n = 24's sets are few and long, the halves are about a tenth of
+///   a set, and since they are paired with AVX2 a search of them costs less than reading
+///   them from 5 GB. (On the Intel Xeon model 207 of the first measurement, before that
+///   pairing, the table saved about 15%.)
+/// - *n = 25: long runs.* Three shards of 1/200,000 counted 3.6%, 5% and 9% faster with
+///   it: odd frames cut the work into many short sets, whose halves are a quarter of the
+///   time. A run of W wall seconds of counting gains about 0.06 W, so the table pays
+///   when that exceeds its 26 s of building: W > 430 s (on 2 threads, a shard of about
+///   1/2,500 of the plan or more).
+///
+/// The h <= 11 tables (550 MB and about 3 s at h = 11) are always built: at n = 23 the
+/// same shard took 17.3 s with the table and 20.9 s without (`--max-memory 400M`), at
+/// n = 22 22.5 s against 23.8 s.
 pub(crate) fn table_pays(n: u32, cpu_seconds: f64, threads: usize) -> bool {
-    const BUILD_SECONDS_H12: f64 = 33.0;
-    const GAIN_H12: f64 = 0.15;
-    if n / 2 != 12 {
-        return true; // a small table, or none (n >= 26)
+    const BUILD_SECONDS_H12: f64 = 26.0;
+    const GAIN_N25: f64 = 0.06;
+    match n {
+        24 => false,
+        25 => GAIN_N25 * cpu_seconds / threads.max(1) as f64 > BUILD_SECONDS_H12,
+        _ => true, // a small table, or none (n >= 26)
     }
-    GAIN_H12 * cpu_seconds / threads.max(1) as f64 > BUILD_SECONDS_H12
 }
 
 /// Rough seconds of one unit of the quadrant plan of n on one core, for the local runner's
@@ -138,20 +147,24 @@ mod tests {
 
     #[test]
     fn the_five_gigabyte_table_is_built_only_for_runs_it_shortens() {
-        let whole = cpu_seconds(24);
-        assert!(table_pays(24, whole, 2), "a whole count of n = 24");
-        assert!(table_pays(25, cpu_seconds(25), 64));
-        assert!(!table_pays(24, whole / 20_000.0, 2), "a shard of 1/20,000");
+        // n = 24 counts faster without it, however long the run.
         assert!(
-            !table_pays(24, whole / 4_000.0, 2),
-            "measured 11% slower with it"
+            !table_pays(24, cpu_seconds(24), 2),
+            "a whole count of n = 24"
+        );
+        assert!(!table_pays(24, cpu_seconds(24) / 20_000.0, 2));
+        let whole = cpu_seconds(25);
+        assert!(table_pays(25, whole, 64), "a whole count of n = 25");
+        assert!(
+            !table_pays(25, whole / 200_000.0, 2),
+            "a shard of 1/200,000"
         );
         assert!(
-            table_pays(24, whole / 500.0, 2),
-            "a shard of 1/500: 15 minutes"
+            table_pays(25, whole / 1_000.0, 2),
+            "a shard of 1/1,000: 18 minutes on 2 threads"
         );
         // The same shard on more threads ends sooner, so it gains less from the table.
-        assert!(table_pays(24, 3_000.0, 2) && !table_pays(24, 3_000.0, 64));
+        assert!(table_pays(25, 20_000.0, 2) && !table_pays(25, 20_000.0, 64));
         // Smaller tables are always built.
         assert!(table_pays(22, 0.1, 64) && table_pays(23, 0.0, 1));
     }

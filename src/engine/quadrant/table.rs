@@ -27,9 +27,9 @@ pub struct QuadrantTable {
 
 /// Largest square side with a table: h = 12 (n = 24, 25) takes 5.1 GB, 64 MB of it
 /// offsets; h = 13 would take about 50 GB, more than a cluster node has to spare, so from
-/// n = 26 the quadrants are searched per set instead (at n = 24 that costs only about 1.05x
-/// to 1.25x, see `Engine::table_pays`:
-/// the join, not the half patterns, dominates there).
+/// n = 26 the quadrants are searched per set instead (at n = 24 a search already costs less
+/// than the table, and n = 25 gains about 6% from it: see `Engine::table_pays`; the join,
+/// not the half patterns, dominates there).
 pub const MAX_TABLE_H: u32 = 12;
 
 /// Placements of queens on an h×h square (any number), for the size estimate.
