@@ -62,6 +62,17 @@
 //! a unit timed twice (the same unit in two runs, seeds overlapping) repeats within about
 //! 25%: the weight is what misses, not the timing.
 //!
+//! Nor does another weight of the list lengths help (2026-12-05, Zen 4): two runs of
+//! `estimate 28 -t 2 --seconds 300` (seeds 7 and 1000: 288 and 276 units; 77.4 and 77.8
+//! CPU-years, 62-94, 0.95 ns a solution) printed each drawn set's time and estimated E and
+//! W. The spread of t/x as the draw sees it (its CV) was 0.460 and 0.478 for `E²·W³`; the
+//! best power over a grid (E^1.5..4, W^2..5) fitted on one run gave 0.416 there and 0.446
+//! on the other; a fit of log t on the logs, their squares and product, and five features
+//! of the rows of E, 0.39 in sample. The measured list lengths fit worse than the
+//! estimated ones (0.49). The join is 98% of those sets' time, and what varies between
+//! sets of equal lengths is how much their keys prune, which nothing cheaper than the join
+//! tells. Not changed: at most 7% narrower.
+//!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
 //! then searches the quadrants. At n = 24 a count does the same (it counts faster without

@@ -206,6 +206,30 @@
 //! solution at n = 20, 22 and 24, and 2.5-3x the time (40x more sets); the earlier attempt
 //! with two middle-column queens was 2x slower at n = 24 for the same reason: pre-placed
 //! queens away from the middle block few shared diagonals, while multiplying the sets.
+//!
+//! Also tried and not kept (2026-12-05, Zen 4, a prototype): *the transpose for the
+//! solutions on one long diagonal.* Fact 2 uses a diagonal reflection only to move a long
+//! diagonal's queen; the reflection that fixes that queen cell by cell (the transpose for
+//! the main diagonal) goes unused, so a solution on exactly one long diagonal is counted
+//! in 2 of its 8 images (one on both: in 1). The transpose maps a solution with east rows E
+//! and south queens in columns S to one with east rows S and south columns E, so counting
+//! a main-diagonal-only solution twice when S > E (as bit sets), never when S < E and once
+//! when S = E is exact, and agrees with fact 1 if the anti-diagonal-only ones take the
+//! mirrored rule (rev E against the north queens' columns). S is the east pattern's south
+//! columns a (one value per run of south placements) with the west pattern's b, and a
+//! alone decides unless it equals E's south part. Built as two virtual diagonals in the
+//! long diagonals' bit positions (free since fact 2): an east pattern takes the main one
+//! when a < E's south part, a main-only west pattern keeps its main bit and doubles its
+//! weight (ties left out: the counts came out 0.1-2% high at n = 12-18). At n = 22
+//! (`count 22 --shard 77/200 -t 1`) 56% of the east patterns then excluded the main-only
+//! west patterns and 76% the anti-only ones (20% and 31% of the west list), yet the pairs
+//! tested fell only 3% and the CPU rose 2.7% (paired, 2 rounds): the join saves by its
+//! key, and a real diagonal, on in about 60% of each list's masks, prunes more than a
+//! virtual one (by the key's score, both ranked below its 14th diagonal). As the first two
+//! key bits: +17% pairs; as two extra key bits: -5% pairs and no faster (one run each).
+//! Cutting the east list into its two classes would instead halve it, and a halved list
+//! gives its pieces about one shared key bit fewer. So the symmetry a join can use is
+//! only worth what its key can prune.
 
 mod frame;
 pub mod half;

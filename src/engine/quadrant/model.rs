@@ -58,13 +58,21 @@ impl Estimator {
 /// `plan --stats`; `estimate` measures the machine it runs on. The same machine ran the
 /// build before 20-25% faster that morning than the evening before (the previous fit, 45b9c17:
 /// 0.97 CPU-years at n = 26 where that build gave 0.74 that morning); it drifts that much
-/// from day to day. n = 24 and 25 are without the 5 GB table a whole count builds (4-17%
-/// faster with it). The test `the_time_model_follows_the_measured_time`
+/// from day to day.
+///
+/// Refitted on 2026-12-05, same machine model, where the code had since moved a row by
+/// more than 10%: n = 22 1.21 CPU-hours and n = 23, 25 and 27 9.26 h, 561 h and 4.26
+/// CPU-years (`estimate N -t 2 --seconds 60 --seed 100`, commits 490990c and 92cda9a, the
+/// sparse joins' shorter keys); n = 24 72.0 CPU-hours (84 random shards of 1/20,000,
+/// without the 5 GB table, as a whole count of n = 24 now runs); n = 28 80 CPU-years (the
+/// mean of `estimate 28 -t 2` with 420 s, seed 100, 84.4, and with 300 s, seeds 7 and
+/// 1000, 77.4 and 77.8). n = 25 is without its table (a whole count builds it and is 4-9%
+/// faster). The test `the_time_model_follows_the_measured_time`
 /// (tests/cli_frontier.rs, ignored: it times) fails when the engine gets 2x faster or
 /// slower and this table is not refitted.
 const QUADRANT_CPU_SECONDS: [f64; 13] = [
-    0.102, 1.74, 2.68, 46.7, 115.0, 1_346.0, 4_991.0, 42_940.0, 2.903e5, 2.617e6, 2.125e7, 1.555e8,
-    3.214e9,
+    0.102, 1.74, 2.68, 46.7, 115.0, 1_346.0, 4_356.0, 33_340.0, 2.592e5, 2.020e6, 2.125e7, 1.344e8,
+    2.525e9,
 ];
 
 /// Rough CPU seconds of a whole quadrant count of n: the measured table above for
@@ -161,7 +169,7 @@ mod tests {
         );
         assert!(
             table_pays(25, whole / 1_000.0, 2),
-            "a shard of 1/1,000: 18 minutes on 2 threads"
+            "a shard of 1/1,000: 17 minutes on 2 threads"
         );
         // The same shard on more threads ends sooner, so it gains less from the table.
         assert!(table_pays(25, 20_000.0, 2) && !table_pays(25, 20_000.0, 64));
