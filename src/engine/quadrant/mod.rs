@@ -103,6 +103,21 @@
 //! morning, cut a count's CPU by 7% at n = 23 and 25, 6% at n = 24 and 3-4% at n = 20 and
 //! 26, and the sort's share at n = 25 (`perf`) from 21% to 13%.
 //!
+//! The first table's figures again on 2026-12-05 (same machine model, `estimate N -t 2
+//! --seconds 60 --seed 100`, commit 33a2ac7, nothing else running; n = 28 `--seconds 300`,
+//! seeds 7 and 1000), after the AVX2 pairing of the halves, the cheaper key choice, the
+//! sparse joins' shorter keys and n = 24 without its table (the README's frontier table):
+//!
+//! | n | half patterns / sort / pair tests | pairs tested a solution | sets counted | east / west patterns a set (mean) | CPU a solution |
+//! |---|---|---|---|---|---|
+//! | 22 | 12 / 17 / 70% | 106 | 3.5e5 | 7.4e4 / 2.5e5 | 1.57 ns |
+//! | 23 | 24 / 25 / 51% | 42 | 1.9e7 | 7.4e4 / 1.3e4 | 1.32 ns |
+//! | 24 | 10 / 12 / 78% | 79 | 1.3e6 | 5.8e5 / 1.8e6 | 1.06 ns |
+//! | 25 | 22 / 21 / 57% | 36 | 9.0e7 | 5.4e5 / 8.7e4 | 0.87 ns |
+//! | 26 | 4 / 5 / 91% | 83 | 4.7e6 | 4.3e6 / 1.6e7 | 0.93 ns |
+//! | 27 | 10 / 11 / 79% | 35 | 4.3e8 | 3.9e6 / 6.3e5 | 0.51 ns |
+//! | 28 | 1 / 2 / 97% | 88-92 | 1.9e7 | 3.5e7-3.8e7 / 1.2e8-1.3e8 | 0.95 ns |
+//!
 //! (At n = 28 a sampled unit's CPU includes the first touch of its thread's GBs of lists:
 //! on the KVM machine of these figures about 30 µs a 4 KiB page, 20-30 s of system time a
 //! process. A count keeps its workers' lists between units and pays that once a thread.)
