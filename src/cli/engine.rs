@@ -217,7 +217,15 @@ impl EngineArgs {
             None if lists <= limit => Engine::auto(n),
             None => Engine::Backtrack,
         };
-        EnginePlan::fit(engine, n, threads, limit, source, 0)
+        // Sized for a whole count: no table where even that does not gain from it (n = 24,
+        // see `Engine::table_pays`); a shard asks again for its share.
+        Ok(
+            EnginePlan::fit(engine, n, threads, limit, source, 0)?.table_if_it_pays(
+                n,
+                engine.cpu_seconds(n),
+                threads,
+            ),
+        )
     }
 
     /// The memory this process may use for its part of a count: `--max-memory`, or its
@@ -442,10 +450,11 @@ mod tests {
             (shard.engine, shard.list_bytes),
             (whole.engine, whole.list_bytes)
         );
-        // n = 24 counts faster without it, even whole (see `quadrant::model::table_pays`).
+        // n = 24 counts faster without it, even whole (see `quadrant::model::table_pays`):
+        // `resolve`, which sizes a whole count, leaves it out and keeps its memory.
         let n24 = roomy.resolve(24, 2).unwrap();
-        let cpu = Engine::Quadrant.cpu_seconds(24);
-        assert_eq!(n24.table_if_it_pays(24, cpu, 2).table_bytes, 0);
+        assert_eq!((n24.table_bytes, n24.config.table_limit), (0, 0));
+        assert_eq!(n24.engine, Engine::Quadrant);
         // n = 22's table (550 MB) is built for any shard.
         let small = roomy.resolve(22, 2).unwrap();
         assert_eq!(small.table_if_it_pays(22, 1.0, 2), small);

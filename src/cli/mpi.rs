@@ -229,6 +229,7 @@ fn build(
         ));
     }
     let (limit, source) = m.engine.budget(shared_by);
+    let whole = engine.cpu_seconds(m.n);
     // The plan is needed, the table only saves time: room is kept for the plan first.
     let plan_bytes = offer.units.saturating_mul(BYTES_PER_UNIT);
     let chosen = EnginePlan::fit(engine, m.n, threads, limit, source, plan_bytes)
@@ -237,7 +238,10 @@ fn build(
         .plan(m.n, session::stop_flag())
         .map_err(|e| one_line(&format!("{e:#}")))?
         .ok_or("interrupted while it built the plan")?;
-    if let Some(table) = engine.table_bytes(m.n).filter(|_| chosen.table_bytes == 0) {
+    if let Some(table) = engine
+        .table_bytes(m.n)
+        .filter(|_| chosen.table_bytes == 0 && engine.table_pays(m.n, whole, threads))
+    {
         say!(
             "nqueens: warning: rank {rank}: the quadrant table of n = {} ({}) does not fit beside the plan and lists in the {} {source}: this rank searches each set's quadrants instead (the same counts, slower)",
             m.n,
@@ -245,5 +249,6 @@ fn build(
             bytes(limit)
         );
     }
-    Ok((plan, chosen))
+    // As `count` alone: no table where it does not pay even for a whole count (n = 24).
+    Ok((plan, chosen.table_if_it_pays(m.n, whole, threads)))
 }
