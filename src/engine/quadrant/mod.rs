@@ -122,6 +122,21 @@
 //! on the KVM machine of these figures about 30 µs a 4 KiB page, 20-30 s of system time a
 //! process. A count keeps its workers' lists between units and pays that once a thread.)
 //!
+//! Since then (2026-12-05, same machine, `estimate 22 -t 2 --seconds 60 --seed 100`, the
+//! build before and this one one after the other): n = 22 **1.43 ns** (1.56 before), 68
+//! pairs tested a solution instead of 106, the join 2,420 CPU-s instead of 2,982, the sort
+//! 919 instead of 705. Sets of 32,768 to 131,072 east patterns whose west list is longer
+//! now cut the west list into the join's pieces and stream the east list past them
+//! (`set::Swap`): the pieces of a longer list share more key bits. The sort costs more
+//! because the cut list is longer (the west patterns on both long diagonals appear twice,
+//! for their double weight) and its key is chosen level by level (`join::key::greedy_key`;
+//! without it the pairs rose 20% and the time 2%). Measured on shards (one per core, cores
+//! swapped, the same solutions unit by unit): `count 22 --shard 77/200 -t 1` 0.875 and
+//! 0.895 of the time; `count 23 --shard 1234/2000` 0.996 (few odd sets have the longer west
+//! list); `count 20 -t 2` 0.99 and 1.00 (one after the other). Swapping smaller sets too
+//! took n = 22 a further 5% lower but `count 20 -t 2` 3.6% higher (sets of 4,096 east
+//! patterns and up), and swapping larger ones took `count 24 --shard 473/20000` 14% higher.
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per

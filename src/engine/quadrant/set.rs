@@ -89,13 +89,9 @@ impl Frame {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let joined = scratch.joiner.join_until(
-                    scratch.east.as_slice(),
-                    &scratch.west,
-                    self.bits(),
-                    join::Sample::ALL,
-                    stop,
-                )?;
+                let (joiner, sliced, streamed) = scratch.oriented();
+                let joined =
+                    joiner.join_until(sliced, streamed, self.bits(), join::Sample::ALL, stop)?;
                 res.solutions += joined.pairs;
                 res.tested += joined.tested;
             }
@@ -141,25 +137,22 @@ impl Frame {
     /// Joins the pattern lists `Frame::prepare_set` left in `scratch`, or only the pieces
     /// `sample` picks (for `nqueens estimate`, which times a part of a join).
     pub fn join_prepared(&self, scratch: &mut Scratch, sample: join::Sample) -> join::JoinStats {
-        scratch
-            .joiner
-            .join_sampled(scratch.east.as_slice(), &scratch.west, self.bits(), sample)
+        let (joiner, sliced, streamed) = scratch.oriented();
+        joiner.join_sampled(sliced, streamed, self.bits(), sample)
     }
 
     /// Sorts the lists [`Frame::prepare_part`] left in `scratch` and keeps them for
     /// [`Frame::join_kept`] (`nqueens estimate`: one sort, then several samples of the
     /// pieces); returns the number of pieces of the join.
     pub fn keep_prepared(&self, scratch: &mut Scratch) -> u64 {
-        scratch
-            .joiner
-            .keep(scratch.east.as_slice(), &scratch.west, self.bits())
+        let (joiner, sliced, streamed) = scratch.oriented();
+        joiner.keep(sliced, streamed, self.bits())
     }
 
     /// The pieces `sample` picks of the join [`Frame::keep_prepared`] kept.
     pub fn join_kept(&self, scratch: &mut Scratch, sample: join::Sample) -> join::JoinStats {
-        scratch
-            .joiner
-            .join_kept(scratch.east.as_slice(), &scratch.west, sample)
+        let (sliced, streamed) = scratch.swap.lists(&scratch.east, &scratch.west);
+        scratch.joiner.join_kept(sliced, streamed, sample)
     }
 
     /// The first half of [`Frame::count_set`]: both halves' pattern lists, left in
@@ -192,6 +185,7 @@ impl Frame {
             scratch.east.clear();
         }
         scratch.west.clear();
+        scratch.swap.on = false;
         if weight == 0 {
             scratch.east.clear();
             return res;
@@ -247,31 +241,39 @@ impl Frame {
         );
         res.add_half(sw);
         let len = self.shared_len();
-        if self.rule == Rule::Even {
+        // Each west mask's weight by how many long diagonals it takes (module doc, facts 2
+        // and 3); odd boards weigh every mask of a set alike.
+        let (drop, weights) = if self.rule == Rule::Even {
             // The long diagonals: up-diagonal n - 1 (anti) and down-diagonal n - 1 (main),
-            // bit n - 1 - lo of each direction.
+            // bit n - 1 - lo of each direction. No east pattern uses them: they are dropped
+            // from the west masks.
             let anti = 1u64 << (self.n as u32 - 1 - self.shared_lo());
             let main = anti << len;
-            let long = anti | main;
-            scratch.west.reserve(west_masks.len());
-            for &w in west_masks.as_slice() {
-                // Two bits to count: two tests rather than a popcount, which a portable
-                // build does in a dozen operations (this loop was 13% of n = 18).
-                let on_long = u32::from(w & anti != 0) + u32::from(w & main != 0);
-                let wt = if on_long == 0 {
-                    z_weight
-                } else {
-                    weight << on_long
-                };
+            ((anti, main), [z_weight, weight << 1, weight << 2])
+        } else {
+            ((0, 0), [weight; 3])
+        };
+        let (anti, main) = drop;
+        let long = anti | main;
+        // Two bits to count: two tests rather than a popcount, which a portable build does
+        // in a dozen operations (this loop was 13% of n = 18).
+        let on_long = |w: u64| usize::from(w & anti != 0) + usize::from(w & main != 0);
+        let masks = west_masks.as_slice();
+        let swap = Swap::pays(scratch.east.len(), masks.len(), weights);
+        #[cfg(test)]
+        let swap = scratch.force_swap.unwrap_or(swap);
+        if swap {
+            scratch
+                .swap
+                .fill(masks, on_long, long, weights, &scratch.east);
+        } else {
+            scratch.west.reserve(masks.len());
+            for &w in masks {
+                let wt = weights[on_long(w)];
                 if wt > 0 {
-                    // No east pattern uses the long diagonals now: drop them from w.
                     scratch.west.push((w & !long, wt));
                 }
             }
-        } else {
-            scratch
-                .west
-                .extend(west_masks.as_slice().iter().map(|&w| (w, weight)));
         }
         scratch.west_masks = west_masks;
         res
@@ -288,13 +290,30 @@ pub struct Scratch {
     east: MaskList,
     west: Vec<(u64, u32)>,
     west_masks: MaskList,
+    /// The lists with their roles swapped, where that pays ([`Swap`]).
+    swap: Swap,
+    /// Whether to swap every set's lists or none, whatever pays (tests: no set below n =
+    /// 20 is long enough to be swapped).
+    #[cfg(test)]
+    force_swap: Option<bool>,
 }
 
 impl Scratch {
     /// Patterns of the east and west lists [`Frame::prepare_part`] left (`nqueens
     /// estimate` reports the list sizes).
     pub fn list_lens(&self) -> (usize, usize) {
-        (self.east.len(), self.west.len())
+        let west = match self.swap.on {
+            true => self.swap.patterns,
+            false => self.west.len(),
+        };
+        (self.east.len(), west)
+    }
+
+    /// The joiner and the two lists it takes for the set [`Frame::prepare_part`] left:
+    /// (east, west) as made, or swapped where that pays ([`Swap`]).
+    fn oriented(&mut self) -> (&mut Joiner, &[u64], &[(u64, u32)]) {
+        let (sliced, streamed) = self.swap.lists(&self.east, &self.west);
+        (&mut self.joiner, sliced, streamed)
     }
 
     /// Empty buffers for a worker whose join and table lookups run with `isa`.
@@ -303,6 +322,141 @@ impl Scratch {
             joiner: Joiner::new(isa),
             half: HalfScratch::new(isa),
             ..Scratch::default()
+        }
+    }
+}
+
+/// A set's lists with their roles swapped: the west patterns cut into the join's pieces
+/// and the east ones streamed past them.
+///
+/// Why: the join tests, for each piece of 256 masks of the list it cuts, the masks of the
+/// other list that avoid the key bits the piece's masks share, and 256 consecutive masks
+/// of a sorted list of L share about log2(L / 256) key bits. So the longer list should be
+/// the one cut. Even boards make the east list the shorter (fact 2 of the module doc keeps
+/// only east halves off both long diagonals): at n = 22 a set has about 7.4e4 east and
+/// 2.5e5 west patterns. Cutting the west list there tested half the pairs (`count 22
+/// --shard 77/200 -t 1`: 7.2e11 instead of 1.4e12, every set swapped, weights left out,
+/// 2026-12-05). Worked number, the model's: L^-0.585 pairs per cut mask (a shared key
+/// bit prunes a third of the other list), so cutting a list 3.4 times longer tests
+/// 3.4^0.585 = 2.0 times fewer pairs.
+///
+/// Measured (Zen 4, 2026-12-05, the build before and this one at once, one per core,
+/// cores swapped; the same solutions unit by unit): `count 22 --shard 77/200 -t 1` 0.875
+/// and 0.895 of the time, 9.1e11 pairs instead of 1.4e12; `estimate 22 -t 2 --seconds 60
+/// --seed 100` 0.917 (one after the other); `count 23 --shard 1234/2000` 0.996; `count 20
+/// -t 2` 0.99 and 1.00 (one after the other). Which sets: see [`Swap::pays`]'s bounds.
+///
+/// The join weighs only the streamed list's masks, so the west weights move into the cut
+/// list by repetition: with a the smallest west weight, a mask of weight k·a appears k
+/// times, and every east mask is streamed with weight a. The count is the same: Σ over
+/// west masks of k·a times its disjoint east masks. On even boards k is 1 or 2: the
+/// patterns on one long diagonal, and those on neither where fact 3 keeps them, weigh the
+/// least, those on both twice that (module doc, facts 2 and 3), so the cut list is longer
+/// than the west list by the share of patterns on both; only the sets that fact 3 maps
+/// onto their own class have k = 1, 2 and 4. Odd boards weigh all of a set's masks alike (k = 1).
+#[derive(Debug, Default)]
+struct Swap {
+    /// Whether the lists below are the set's join.
+    on: bool,
+    /// The west masks, each repeated by its weight over the smallest: `sliced[..len]`
+    /// (the buffer keeps its length, so that it is not cleared for each set).
+    sliced: Vec<u64>,
+    len: usize,
+    /// West patterns with a nonzero weight.
+    patterns: usize,
+    /// The east masks, each with the smallest west weight.
+    streamed: Vec<(u64, u32)>,
+}
+
+impl Swap {
+    /// Sets whose west list has at least this many times the east list's patterns are
+    /// swapped.
+    const RATIO: usize = 1;
+    /// Shortest east list swapped. Measured (Zen 4, paired): from 4,096 east patterns
+    /// `count 22 --shard 77/200` took 0.95 of the time it takes with this bound, but
+    /// `count 20 -t 2` 1.036 of the build before (from 16,384: 0.96 and 1.024; from this
+    /// bound: 1.00). Why n = 20's sets of that size lose is not measured.
+    const STREAMED_LEAST: usize = 1 << 15;
+    /// Longest east list swapped. Measured (Zen 4, paired): with every set swapped, `count
+    /// 24 --shard 473/20000 -t 1` took 1.14 times as long as the build before (the sparse
+    /// pieces in twos and keys chosen for a short streamed list; groups of pieces there
+    /// measured 5% slower still); with sets up to this bound swapped, 0.99 (0.999 up to
+    /// 2^18); `count 22 --shard 77/200` took the same time as with no upper bound.
+    const STREAMED_MOST: usize = 1 << 17;
+    /// Longest list swapped (with its repeats): 32 MiB, and as much again for its sorted
+    /// copy. A swapped set holds 24 more bytes per east pattern than [`EAST_BYTES`] (its
+    /// copy with a weight, sorted) and as many per west pattern as [`WEST_BYTES`] (two
+    /// repeats of 8 bytes, sorted, instead of 16 bytes and its sorted copy), at most 100 MB
+    /// more: well inside [`LIST_BUDGET`], which no set below n = 26 comes near.
+    const MOST: usize = 1 << 22;
+
+    /// Whether a set of `east` east and `west` west patterns weighted by `weights` is
+    /// joined swapped.
+    fn pays(east: usize, west: usize, weights: [u32; 3]) -> bool {
+        let least = weights
+            .iter()
+            .copied()
+            .filter(|&w| w > 0)
+            .min()
+            .unwrap_or(1);
+        let repeats = (weights.iter().max().unwrap_or(&0) / least) as usize;
+        (Self::STREAMED_LEAST..=Self::STREAMED_MOST).contains(&east)
+            && west >= Self::RATIO * east
+            && west * repeats <= Self::MOST
+    }
+
+    /// Makes the swapped lists of `east` and the west masks `west`, each without the bits
+    /// `drop` and weighted `weights[class(mask)]` (0 drops a mask): each mask repeated by
+    /// its weight over the least nonzero one, the east masks streamed with that least
+    /// weight.
+    fn fill(
+        &mut self,
+        west: &[u64],
+        class: impl Fn(u64) -> usize,
+        drop: u64,
+        weights: [u32; 3],
+        east: &MaskList,
+    ) {
+        let least = weights
+            .iter()
+            .copied()
+            .filter(|&w| w > 0)
+            .min()
+            .unwrap_or(1);
+        // Repeats by class: the weights are a, 2a and 4a (even boards; a mirror-symmetric
+        // class of sets gives 1a, 2a, 4a, the others 2a or 0, 2a, 4a) or a alone.
+        let repeats = weights.map(|w| (w / least) as usize);
+        debug_assert!(weights.iter().all(|&w| w % least == 0 && w / least <= 4));
+        let most = 4 * west.len() + 4;
+        if self.sliced.len() < most {
+            self.sliced.resize(most, 0);
+        }
+        // Four copies written for every mask, the next mask's copies written over the
+        // unused ones: no branch on the weight (which a branch would mispredict).
+        let (mut at, mut patterns) = (0, 0);
+        for &m in west {
+            self.sliced[at..at + 4].fill(m & !drop);
+            let r = repeats[class(m)];
+            at += r;
+            patterns += usize::from(r > 0);
+        }
+        self.len = at;
+        self.patterns = patterns;
+        self.streamed.clear();
+        self.streamed
+            .extend(east.as_slice().iter().map(|&m| (m, least)));
+        self.on = true;
+    }
+
+    /// The lists the join takes: these if on, else `east` and `west` as made.
+    fn lists<'a>(
+        &'a self,
+        east: &'a MaskList,
+        west: &'a [(u64, u32)],
+    ) -> (&'a [u64], &'a [(u64, u32)]) {
+        match self.on {
+            true => (&self.sliced[..self.len], &self.streamed),
+            false => (east.as_slice(), west),
         }
     }
 }
@@ -554,6 +708,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_swapped_join_counts_the_same() {
+        // Every set of n = 8..14 (odd frames, and even sets with weights 2a and 4a, or a,
+        // 2a and 4a), with and without the table, joined as made and swapped: the same
+        // solutions set by set, and the known totals.
+        let (mut made, mut swapped) = (Scratch::default(), Scratch::default());
+        made.force_swap = Some(false);
+        swapped.force_swap = Some(true);
+        for n in 8u32..=14 {
+            let table = QuadrantTable::build(n / 2);
+            for t in [None, Some(&table)] {
+                let (mut total, mut joins_swapped) = (0, 0);
+                for f in Frame::all(n) {
+                    for e in sets(f.rows.len() as u32, f.east_queens()) {
+                        let want = f.count_set(e, t, &mut made);
+                        let got = f.count_set(e, t, &mut swapped);
+                        assert_eq!(got.solutions, want.solutions, "n = {n}, set {e:b}");
+                        assert!(!made.swap.on);
+                        // The swapped lists hold every weighted west pattern.
+                        assert_eq!(swapped.list_lens(), made.list_lens(), "n = {n}");
+                        joins_swapped += usize::from(swapped.swap.on);
+                        // `nqueens estimate`'s path: the lists kept, then every piece.
+                        f.prepare_set(e, t, &mut swapped);
+                        if !swapped.east.is_empty() {
+                            f.keep_prepared(&mut swapped);
+                            let kept = f.join_kept(&mut swapped, join::Sample::ALL);
+                            assert_eq!(kept.pairs, want.solutions, "n = {n}, set {e:b}");
+                        }
+                        total += u128::from(got.solutions);
+                    }
+                }
+                assert_eq!(total, known::lookup(n).unwrap().total, "n = {n}");
+                assert!(joins_swapped > 10, "n = {n}: {joins_swapped} swapped");
+            }
+        }
+    }
+
+    #[test]
+    fn swapping_takes_only_the_sets_it_shortens() {
+        let w = [2, 2, 4];
+        // n = 22's mean set (7.4e4 east, 2.5e5 west patterns) is swapped; n = 20's (1.1e4
+        // and 3.6e4) and n = 24's (5.8e5 and 1.8e6) are not, nor a west list shorter than
+        // its east list, nor one whose repeats would pass 4 million masks.
+        assert!(Swap::pays(74_000, 250_000, w));
+        assert!(!Swap::pays(11_000, 36_000, w));
+        assert!(!Swap::pays(580_000, 1_800_000, w));
+        assert!(!Swap::pays(100_000, 90_000, w));
+        assert!(!Swap::pays(100_000, 2_500_000, w));
+        assert!(Swap::pays(100_000, 2_000_000, w));
+        // Weights a, 2a and 4a repeat a mask up to 4 times.
+        assert!(!Swap::pays(100_000, 2_000_000, [1, 2, 4]));
+        assert!(!Swap::pays(0, 1, w));
     }
 
     #[test]
