@@ -259,7 +259,7 @@ impl Frame {
         // in a dozen operations (this loop was 13% of n = 18).
         let on_long = |w: u64| usize::from(w & anti != 0) + usize::from(w & main != 0);
         let masks = west_masks.as_slice();
-        let swap = Swap::pays(scratch.east.len(), masks.len(), weights);
+        let swap = Swap::pays(self.n, scratch.east.len(), masks.len(), weights);
         #[cfg(test)]
         let swap = scratch.force_swap.unwrap_or(swap);
         if swap {
@@ -372,11 +372,15 @@ impl Swap {
     /// Sets whose west list has at least this many times the east list's patterns are
     /// swapped.
     const RATIO: usize = 1;
-    /// Shortest east list swapped. Measured (Zen 4, paired): from 4,096 east patterns
-    /// `count 22 --shard 77/200` took 0.95 of the time it takes with this bound, but
-    /// `count 20 -t 2` 1.036 of the build before (from 16,384: 0.96 and 1.024; from this
-    /// bound: 1.00). Why n = 20's sets of that size lose is not measured.
+    /// Shortest east list swapped below n = 22. Measured (Zen 4, paired): from 4,096 east
+    /// patterns `count 22 --shard 77/200` took 0.95 of the time it takes with this bound,
+    /// but `count 20 -t 2` 1.036 of the build before (from 16,384: 0.96 and 1.024; from
+    /// this bound: 1.00). Why n = 20's sets of that size lose is not measured.
     const STREAMED_LEAST: usize = 1 << 15;
+    /// Shortest east list swapped from n = 22: `count 22 --shard 77/200` 0.959 and 0.963
+    /// of the time with [`Swap::STREAMED_LEAST`], `count 24 --shard 473/20000` 0.988 and
+    /// 0.996 (Zen 4, paired).
+    const STREAMED_LEAST_22: usize = 1 << 12;
     /// Longest east list swapped. Measured (Zen 4, paired): with every set swapped, `count
     /// 24 --shard 473/20000 -t 1` took 1.14 times as long as the build before (the sparse
     /// pieces in twos and keys chosen for a short streamed list; groups of pieces there
@@ -392,7 +396,7 @@ impl Swap {
 
     /// Whether a set of `east` east and `west` west patterns weighted by `weights` is
     /// joined swapped.
-    fn pays(east: usize, west: usize, weights: [u32; 3]) -> bool {
+    fn pays(n: usize, east: usize, west: usize, weights: [u32; 3]) -> bool {
         let least = weights
             .iter()
             .copied()
@@ -400,7 +404,11 @@ impl Swap {
             .min()
             .unwrap_or(1);
         let repeats = (weights.iter().max().unwrap_or(&0) / least) as usize;
-        (Self::STREAMED_LEAST..=Self::STREAMED_MOST).contains(&east)
+        let least_east = match n {
+            ..=21 => Self::STREAMED_LEAST,
+            _ => Self::STREAMED_LEAST_22,
+        };
+        (least_east..=Self::STREAMED_MOST).contains(&east)
             && west >= Self::RATIO * east
             && west * repeats <= Self::MOST
     }
@@ -750,18 +758,22 @@ mod tests {
     #[test]
     fn swapping_takes_only_the_sets_it_shortens() {
         let w = [2, 2, 4];
-        // n = 22's mean set (7.4e4 east, 2.5e5 west patterns) is swapped; n = 20's (1.1e4
-        // and 3.6e4) and n = 24's (5.8e5 and 1.8e6) are not, nor a west list shorter than
-        // its east list, nor one whose repeats would pass 4 million masks.
-        assert!(Swap::pays(74_000, 250_000, w));
-        assert!(!Swap::pays(11_000, 36_000, w));
-        assert!(!Swap::pays(580_000, 1_800_000, w));
-        assert!(!Swap::pays(100_000, 90_000, w));
-        assert!(!Swap::pays(100_000, 2_500_000, w));
-        assert!(Swap::pays(100_000, 2_000_000, w));
+        // n = 22's mean set (7.4e4 east, 2.5e5 west patterns) is swapped, and from n = 22
+        // a set the size of n = 20's mean (1.1e4 and 3.6e4); at n = 20 not. n = 24's mean
+        // set (5.8e5 and 1.8e6) is not, nor a west list shorter than its east list, nor
+        // one whose repeats would pass 4 million masks.
+        assert!(Swap::pays(22, 74_000, 250_000, w));
+        assert!(Swap::pays(22, 11_000, 36_000, w));
+        assert!(!Swap::pays(20, 11_000, 36_000, w));
+        assert!(Swap::pays(20, 40_000, 120_000, w));
+        assert!(!Swap::pays(22, 3_000, 36_000, w));
+        assert!(!Swap::pays(22, 580_000, 1_800_000, w));
+        assert!(!Swap::pays(22, 100_000, 90_000, w));
+        assert!(!Swap::pays(22, 100_000, 2_500_000, w));
+        assert!(Swap::pays(22, 100_000, 2_000_000, w));
         // Weights a, 2a and 4a repeat a mask up to 4 times.
-        assert!(!Swap::pays(100_000, 2_000_000, [1, 2, 4]));
-        assert!(!Swap::pays(0, 1, w));
+        assert!(!Swap::pays(22, 100_000, 2_000_000, [1, 2, 4]));
+        assert!(!Swap::pays(22, 0, 1, w));
     }
 
     #[test]
