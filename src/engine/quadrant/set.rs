@@ -431,11 +431,13 @@ impl Swap {
             .filter(|&w| w > 0)
             .min()
             .unwrap_or(1);
-        // Repeats by class: the weights are a, 2a and 4a (even boards; a mirror-symmetric
-        // class of sets gives 1a, 2a, 4a, the others 2a or 0, 2a, 4a) or a alone.
+        // Repeats by class: the weights are a, 2a and 4a (even boards; the sets fact 3 maps
+        // onto their own class give a, 2a, 4a, the others 2a or 0, 2a, 4a) or a alone.
         let repeats = weights.map(|w| (w / least) as usize);
         debug_assert!(weights.iter().all(|&w| w % least == 0 && w / least <= 4));
-        let most = 4 * west.len() + 4;
+        // Room for every repeat and the last mask's four copies: at most `MOST` + 4 words
+        // (`Swap::pays`).
+        let most = west.len() * repeats.iter().max().unwrap_or(&1) + 4;
         if self.sliced.len() < most {
             self.sliced.resize(most, 0);
         }
