@@ -397,13 +397,7 @@ impl Swap {
     /// Whether a set of `east` east and `west` west patterns weighted by `weights` is
     /// joined swapped.
     fn pays(n: usize, east: usize, west: usize, weights: [u32; 3]) -> bool {
-        let least = weights
-            .iter()
-            .copied()
-            .filter(|&w| w > 0)
-            .min()
-            .unwrap_or(1);
-        let repeats = (weights.iter().max().unwrap_or(&0) / least) as usize;
+        let repeats = Self::repeats(weights).1.into_iter().max().unwrap_or(0);
         let least_east = match n {
             ..=21 => Self::STREAMED_LEAST,
             _ => Self::STREAMED_LEAST_22,
@@ -411,6 +405,21 @@ impl Swap {
         (least_east..=Self::STREAMED_MOST).contains(&east)
             && west >= Self::RATIO * east
             && west * repeats <= Self::MOST
+    }
+
+    /// The least nonzero weight of `weights` and each weight's repeats: the weight over
+    /// the least (0 for a weight of 0).
+    fn repeats(weights: [u32; 3]) -> (u32, [usize; 3]) {
+        let least = weights
+            .iter()
+            .copied()
+            .filter(|&w| w > 0)
+            .min()
+            .unwrap_or(1);
+        // The weights are a, 2a and 4a (even boards; the sets fact 3 maps onto their own
+        // class give a, 2a, 4a, the others 2a or 0, 2a, 4a) or a alone.
+        debug_assert!(weights.iter().all(|&w| w % least == 0 && w / least <= 4));
+        (least, weights.map(|w| (w / least) as usize))
     }
 
     /// Makes the swapped lists of `east` and the west masks `west`, each without the bits
@@ -425,16 +434,7 @@ impl Swap {
         weights: [u32; 3],
         east: &MaskList,
     ) {
-        let least = weights
-            .iter()
-            .copied()
-            .filter(|&w| w > 0)
-            .min()
-            .unwrap_or(1);
-        // Repeats by class: the weights are a, 2a and 4a (even boards; the sets fact 3 maps
-        // onto their own class give a, 2a, 4a, the others 2a or 0, 2a, 4a) or a alone.
-        let repeats = weights.map(|w| (w / least) as usize);
-        debug_assert!(weights.iter().all(|&w| w % least == 0 && w / least <= 4));
+        let (least, repeats) = Self::repeats(weights);
         // Room for every repeat and the last mask's four copies: at most `MOST` + 4 words
         // (`Swap::pays`).
         let most = west.len() * repeats.iter().max().unwrap_or(&1) + 4;
