@@ -243,7 +243,7 @@ impl Frame {
         let len = self.shared_len();
         // Each west mask's weight by how many long diagonals it takes (module doc, facts 2
         // and 3); odd boards weigh every mask of a set alike.
-        let (drop, weights) = if self.rule == Rule::Even {
+        let ((anti, main), weights) = if self.rule == Rule::Even {
             // The long diagonals: up-diagonal n - 1 (anti) and down-diagonal n - 1 (main),
             // bit n - 1 - lo of each direction. No east pattern uses them: they are dropped
             // from the west masks.
@@ -253,7 +253,6 @@ impl Frame {
         } else {
             ((0, 0), [weight; 3])
         };
-        let (anti, main) = drop;
         let long = anti | main;
         // Two bits to count: two tests rather than a popcount, which a portable build does
         // in a dozen operations (this loop was 13% of n = 18).
@@ -353,7 +352,8 @@ impl Scratch {
 /// patterns on one long diagonal, and those on neither where fact 3 keeps them, weigh the
 /// least, those on both twice that (module doc, facts 2 and 3), so the cut list is longer
 /// than the west list by the share of patterns on both; only the sets that fact 3 maps
-/// onto their own class have k = 1, 2 and 4. Odd boards weigh all of a set's masks alike (k = 1).
+/// onto their own class have k = 1, 2 and 4. Odd boards weigh all of a set's masks alike
+/// (k = 1).
 #[derive(Debug, Default)]
 struct Swap {
     /// Whether the lists below are the set's join.
