@@ -97,8 +97,9 @@ fn estimate_text_names_the_time_and_memory() {
 }
 
 #[test]
-fn estimate_draws_while_the_next_draw_fits_its_seconds() {
-    let draws = |secs: &str| {
+fn estimate_times_units_while_the_next_fits_its_seconds() {
+    // (draws begun, units timed) on 1 and 2 threads.
+    let draws = |secs: &str, threads: &str| {
         let out = succeeded(nqueens().args([
             "estimate",
             "12",
@@ -106,19 +107,26 @@ fn estimate_draws_while_the_next_draw_fits_its_seconds() {
             "--sample",
             "4",
             "-t",
-            "1",
+            threads,
             "--seconds",
             secs,
         ]));
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        r["draws"]
-            .as_u64()
-            .unwrap_or_else(|| panic!("draws missing: {r}"))
+        let field = |k: &str| r[k].as_u64().unwrap_or_else(|| panic!("{k} missing: {r}"));
+        (field("draws"), field("units_timed"))
     };
-    // No time at all: the one draw an estimate always makes.
-    assert_eq!(draws("0"), 1);
-    // A draw of four units of n = 12 takes milliseconds: a second holds several.
-    assert!(draws("1") > 1);
+    for threads in ["1", "2"] {
+        // No time at all: the one whole draw an estimate always makes.
+        assert_eq!(draws("0", threads), (1, 4), "{threads} thread(s)");
+        // A unit of n = 12 takes microseconds: a second holds several draws, the last
+        // one cut short or whole.
+        let (d, units) = draws("1", threads);
+        assert!(d > 1, "{threads} thread(s): {d} draws");
+        assert!(
+            units > 4 * (d - 1) && units <= 4 * d,
+            "{d} draws, {units} units"
+        );
+    }
     for (arg, want) in [("-1", "not a sampling time"), ("1e9", "0 to 86400")] {
         let out = failed_with(nqueens().args(["estimate", "12", "--seconds", arg]), 2);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -73,6 +73,15 @@
 //! sets of equal lengths is how much their keys prune, which nothing cheaper than the join
 //! tells. Not changed: at most 7% narrower.
 //!
+//! Since 2026-12-05 each thread takes the draws' units one at a time ([`time_units`]) rather
+//! than a whole draw at once: a draw kept both threads until its slowest unit ended, and
+//! the next began only if all of it fitted the time left. Default `estimate 28 -t 2`, seeds
+//! 1 to 5, Intel Xeon model 167 (AVX-512), the build before and this one one after the
+//! other: 24, 30, 30, 30, 30 units before (intervals -30%/+35%, -33%/+39%, -31%/+36%,
+//! -27%/+32%, -28%/+33%: two of five within ±35%), 28, 34, 36, 36, 37 units now
+//! (-28%/+33%, -28%/+32%, -27%/+32%, -28%/+32%, -26%/+30%: five of five). The estimates
+//! (63.6-78.7 CPU-years before, 63.5-74.5 now) agree within their intervals.
+//!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
 //! then searches the quadrants. At n = 24 a count does the same (it counts faster without
@@ -121,8 +130,11 @@ struct Report {
     units: usize,
     /// Units timed per draw (strata).
     sample: u32,
-    /// Draws made (each of `sample` strata, seeds `seed`, `seed` + 1, ...).
+    /// Draws begun (each of `sample` strata, seeds `seed`, `seed` + 1, ...; the last one
+    /// may be cut short by the time, see [`time_units`]).
     draws: u32,
+    /// Units timed (`sample` a draw, fewer in a last draw cut short).
+    units_timed: usize,
     /// Seed of the draw.
     seed: u64,
     /// Projected CPU time of the whole count, seconds of one thread.
@@ -263,39 +275,17 @@ pub fn run(a: &EstimateOptions) -> Outcome {
     let pool = crate::runner::local::pool(threads)?;
     let strata = pool.install(|| Strata::new(&weights));
     let sampler = Sampler::new(&prepared, a.budget, &plan, &costs);
-    // Whole draws of K strata, repeated with the next seeds until the timing has lasted
-    // `seconds` (see `EstimateOptions::seconds`).
-    let mut timed: Vec<Timed> = Vec::new();
-    let mut draws = 0u32;
-    let sampling = Instant::now();
-    // A draw is made while the next one, as long as the mean so far, ends within
-    // `a.seconds` of the command's start (the plan and its weights take 1-25 s from
-    // n = 26); there is always one.
-    let next_fits = |draws: u32| {
-        let per_draw = sampling.elapsed().as_secs_f64() / f64::from(draws.max(1));
-        start.elapsed().as_secs_f64() + per_draw <= a.seconds
-    };
-    while draws == 0 || (next_fits(draws) && draws < MAX_DRAWS) {
-        let seed = a.seed.wrapping_add(u64::from(draws));
-        let picks = strata.draw(sample, seed);
-        timed.extend(pool.install(|| {
-            picks
-                .par_iter()
-                .enumerate()
-                .map(|(j, &i)| {
-                    let unit = &plan.units()[i];
-                    let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
-                    let (secs, work) = sampler.time_unit(unit, &mut rng);
-                    Timed {
-                        x: weights[i],
-                        secs,
-                        work,
-                    }
-                })
-                .collect::<Vec<_>>()
-        }));
-        draws += 1;
-    }
+    let timed = time_units(&Schedule {
+        strata: &strata,
+        weights: &weights,
+        sample,
+        seed: a.seed,
+        seconds: a.seconds,
+        start,
+        pool: &pool,
+        time: &|i: usize, rng: &mut Rng| sampler.time_unit(&plan.units()[i], rng),
+    });
+    let draws = (timed.len() as u32).div_ceil(sample);
     let total_x: f64 = weights.iter().sum();
     let (projected, half) = project(&timed, total_x, |t| t.secs);
     let cpu = projected + fixed;
@@ -311,6 +301,7 @@ pub fn run(a: &EstimateOptions) -> Outcome {
         units: plan.len(),
         sample,
         draws,
+        units_timed: timed.len(),
         seed: a.seed,
         cpu_seconds: cpu,
         cpu_seconds_low: ((cpu - half) * (1.0 - DRIFT)).max(0.0),
@@ -348,11 +339,12 @@ fn print(r: &Report, json: bool) -> Result<(), Failure> {
     };
     writeln!(
         out,
-        "n = {}, engine {}, plan {} ({} units), {} draw{} of {} units (seed {}) in {}",
+        "n = {}, engine {}, plan {} ({} units), {} units timed in {} draw{} of {} (seed {}) in {}",
         r.n,
         r.engine.name(),
         r.plan_id,
         r.units,
+        r.units_timed,
         r.draws,
         if r.draws == 1 { "" } else { "s" },
         r.sample,
@@ -408,6 +400,100 @@ fn print(r: &Report, json: bool) -> Result<(), Failure> {
         )?;
     }
     Ok(())
+}
+
+/// What [`time_units`] draws and times, and for how long.
+struct Schedule<'a> {
+    strata: &'a Strata,
+    weights: &'a [f64],
+    /// Strata a draw (K).
+    sample: u32,
+    seed: u64,
+    /// The whole command's time (see `EstimateOptions::seconds`), from `start`.
+    seconds: f64,
+    start: Instant,
+    pool: &'a rayon::ThreadPool,
+    /// Times unit i of the plan (its estimated seconds, and where they went).
+    time: &'a (dyn Fn(usize, &mut Rng) -> (f64, Work) + Sync),
+}
+
+/// Times units on every thread of the pool until the next would end past the schedule's
+/// seconds: draw d (seed `seed + d`) of K strata, then draw d + 1, and so on, each thread
+/// taking the next unit as soon as it is free. The first draw is always timed whole.
+///
+/// Why one queue and not whole draws (as before 2026-12-05): a draw of K units kept both
+/// threads until its slowest unit ended, and the next draw began only if all of it fitted
+/// the time left. At n = 28 a unit takes 2-5 s of a thread (its halves and sort whole,
+/// a share of its join), so on 2 cores a draw of 6 took about 9 s and the last 5-10 s of
+/// the minute timed nothing (Intel Xeon model 167, `estimate 28 -t 2 --seed 1`: 4 draws,
+/// 24 units, in 45.8 of 55 s).
+///
+/// Still unbiased: every unit timed was drawn with probability proportional to x, whatever
+/// draw it came from, so the mean of the t/x stays unbiased when the last draw is cut
+/// short. The units of a draw are begun in an order shuffled by the draw's seed, so a cut
+/// draw keeps a random choice of its strata (not always its lightest ones). Whether a unit
+/// is begun depends only on the clock, never on the unit.
+fn time_units(s: &Schedule) -> Vec<Timed> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let k = s.sample as usize;
+    let next = AtomicUsize::new(0);
+    let over = AtomicBool::new(false);
+    let done = Mutex::new(Timings::default());
+    let lock = || done.lock().unwrap_or_else(|e| e.into_inner());
+    let fits = || {
+        let t = lock();
+        let per_unit = t.busy / f64::from(t.units.max(1));
+        s.start.elapsed().as_secs_f64() + per_unit <= s.seconds
+    };
+    let worker = || {
+        while !over.load(Ordering::Relaxed) {
+            let ticket = next.fetch_add(1, Ordering::Relaxed);
+            let d = ticket / k;
+            if d >= MAX_DRAWS as usize || (d > 0 && !fits()) {
+                over.store(true, Ordering::Relaxed);
+                break;
+            }
+            let seed = s.seed.wrapping_add(d as u64);
+            let j = shuffled(k, seed)[ticket % k];
+            let i = s.strata.draw(s.sample, seed)[j];
+            // The unit's own draws (its set, its pieces): the same as before the queue for
+            // the same seed and stratum.
+            let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
+            let clock = Instant::now();
+            let (secs, work) = (s.time)(i, &mut rng);
+            let took = clock.elapsed().as_secs_f64();
+            let x = s.weights[i];
+            let mut t = lock();
+            t.timed.push((ticket, Timed { x, secs, work }));
+            t.busy += took;
+            t.units += 1;
+        }
+    };
+    s.pool.broadcast(|_| worker());
+    let mut timed = done.into_inner().unwrap_or_else(|e| e.into_inner()).timed;
+    timed.sort_by_key(|t| t.0);
+    timed.into_iter().map(|t| t.1).collect()
+}
+
+/// What the threads of [`time_units`] have timed so far.
+#[derive(Default)]
+struct Timings {
+    /// Each unit with its place in the queue (draw d's j-th unit begun: d·K + j).
+    timed: Vec<(usize, Timed)>,
+    /// Seconds of a thread the units took to time, and how many.
+    busy: f64,
+    units: u32,
+}
+
+/// 0..k in an order shuffled by `seed` (Fisher-Yates).
+fn shuffled(k: usize, seed: u64) -> Vec<usize> {
+    let mut rng = Rng::new(seed ^ 0x2545_f491_4f6c_dd1d);
+    let mut order: Vec<usize> = (0..k).collect();
+    for i in (1..k).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    order
 }
 
 /// The units laid end to end by estimate, smallest first: what each stratified draw cuts
@@ -533,6 +619,24 @@ mod tests {
         assert_eq!(strata.draw(10, 7), picks);
         // Equal weights are laid end to end by index: one unit a stratum, in order.
         assert_eq!(Strata::new(&[5.0; 6]).draw(6, 3), [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_draw_begins_its_strata_in_a_shuffled_order() {
+        // Each order is 0..k once; the same seed gives the same order, and over seeds
+        // every stratum comes first sometimes (a draw cut short keeps a random choice of
+        // strata, not always the lightest).
+        let mut first = [0u32; 6];
+        for seed in 0..600 {
+            let order = shuffled(6, seed);
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, [0, 1, 2, 3, 4, 5], "seed {seed}");
+            assert_eq!(shuffled(6, seed), order);
+            first[order[0]] += 1;
+        }
+        assert!(first.iter().all(|&c| (60..=140).contains(&c)), "{first:?}");
+        assert_eq!(shuffled(1, 9), [0]);
     }
 
     #[test]

@@ -511,7 +511,9 @@ const FRONTIER: u32 = 26;
 /// draw of 12 on 2 cores lasts 10-20 s and only two fit in the default time. Draws of 6 fit
 /// five: 30 units instead of 24 (2026-12-04, Zen 4, seeds 1 and 5: 95% intervals of -33% /
 /// +39% and -28% / +33%, against -32% / +38% and -34% / +41% with draws of 12; draws of 8,
-/// three of them: -38% / +46% and -28% / +33%).
+/// three of them: -38% / +46% and -28% / +33%). (Since 2026-12-05 the threads take the
+/// draws' units one at a time, so no draw's end idles a thread, and the size of a draw no
+/// longer decides how much of the time is used: see `estimate::time_units`.)
 const SMALL_DRAWS_FROM: u32 = 28;
 /// `estimate`'s default time from [`FRONTIER`], seconds (the whole command): at n = 26 six
 /// draws of 12 units on 2 cores (1.3 s of CPU a unit, 2026-12-03, Zen 4), a 95% interval of
@@ -531,8 +533,8 @@ pub struct EstimateOptions {
     pub n: u32,
     /// Units to time per draw (strata): `--sample`, or 48 (12 from n = 26, 6 from n = 28).
     pub sample: u32,
-    /// Seconds the whole estimate may take, in whole draws (while the next is expected to
-    /// end in time; at least one): `--seconds`, or 4 (55 from n = 26 without `--sample`).
+    /// Seconds the whole estimate may take: units are timed while the next is expected to
+    /// end in time (the first draw always whole, see `estimate::time_units`): `--seconds`, or 4 (55 from n = 26 without `--sample`).
     pub seconds: f64,
     /// Seed of the first draw.
     pub seed: u64,

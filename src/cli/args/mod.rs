@@ -81,10 +81,10 @@ pub enum Command {
     ///
     /// Units are drawn with probability proportional to their cost estimate (even N from
     /// 26: to their sets' estimated list lengths E²·W³, which follow the time closer), in
-    /// draws of K strata (--sample K, default 48, 12 from N = 26, 6 from N = 28; --seed S)
-    /// while --seconds allows; units or joins too long to time whole are timed on a random
+    /// draws of K strata (--sample K, default 48, 12 from N = 26, 6 from N = 28; --seed S),
+    /// each thread timing the next unit while --seconds allows; units or joins too long to time whole are timed on a random
     /// share and scaled up without bias. About a minute on 2 cores at N = 26 to 28 (N = 28:
-    /// about 30 units). Validated against whole counts of N = 16..21 (see the README).
+    /// about 30-37 units). Validated against whole counts of N = 16..21 (see the README).
     Estimate(EstimateArgs),
     /// Print the unit plan of N (ids, pre-placed queens, weights, estimated costs) for
     /// external schedulers, or its statistics and a makespan estimate with --stats.
@@ -357,10 +357,11 @@ pub struct EstimateArgs {
     /// N = 26 (where each sampled set's half searches take seconds), 6 from N = 28.
     #[arg(long, value_name = "K", value_parser = parse_sample)]
     pub sample: Option<u32>,
-    /// Seconds the estimate may take, 0..86400: draws of K units (seeds S, S + 1, ...) are
-    /// made while the next is expected to end within it (always one). Default: 4, or 55 from
+    /// Seconds the estimate may take, 0..86400: the units of draws of K (seeds S, S + 1, ...)
+    /// are timed one after another on each thread while the next is expected to end within
+    /// it (the first draw always whole; the last may be cut short). Default: 4, or 55 from
     /// N = 26 without --sample (on 2 cores about ten draws of 12 at N = 26, a 95% interval
-    /// near ±21%; four or five draws of 6 at N = 28, near ±35%).
+    /// near ±21%; 28-37 units at N = 28, within -28% / +33%).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_hyphen_values = true)]
     pub seconds: Option<f64>,
     /// Seed of the random draw: the same seed draws the same units.
