@@ -77,7 +77,7 @@ mod key;
 mod layout;
 mod west;
 
-use key::{chunk_split, key_bits, BitOrder, Key, KeyTable};
+use key::{chunk_split, key_bits, BitOrder, Key, KeyTable, Trie};
 #[cfg(target_arch = "x86_64")]
 use layout::sort_pext;
 use layout::{sort_lists, subset_sums, SortBuffers, Sorting};
@@ -201,6 +201,8 @@ pub struct Joiner {
     /// [`BitOrder`]).
     key_table: Vec<(u32, [u32; 256])>,
     moved_key_table: Vec<(u32, [u32; 256])>,
+    /// The buffers of the level-by-level key choice ([`key::greedy_key`]).
+    trie: Trie,
     /// The join [`Joiner::keep`] arranged (its sorted lists are in the buffers above).
     kept: Option<Arranged>,
     /// A key to use instead of choosing one (tests of every key length and mask width).
@@ -510,12 +512,12 @@ impl Joiner {
     }
 
     /// The key of a join ([`key_bits`]), or in tests the forced one.
-    fn key_for(&self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
+    fn key_for(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Key {
         #[cfg(test)]
         if let Some(key) = &self.forced_key {
             return Key::new(key.clone(), bits);
         }
-        key_bits(east, west, bits)
+        key_bits(east, west, bits, &mut self.trie)
     }
 
     /// The pieces of an arranged join of `east` and `west` (the sorted copies in the
@@ -1179,7 +1181,7 @@ mod tests {
                 let short = weighted(masks(seed + 100, nw, bits, density), &[1, 2, 4]);
                 let repeats = ne.div_ceil(nw);
                 let west: Vec<(u64, u32)> = (0..repeats).flat_map(|_| short.clone()).collect();
-                let key = key_bits(&east, &west, bits);
+                let key = key_bits(&east, &west, bits, &mut Trie::default());
                 assert!(key.bits.len() >= 10, "seed {seed}: key of {}", key.bits.len());
                 assert_eq!(key.moved > 0, moved, "seed {seed}: {key:?}");
                 let want = join_naive(&east, &short) * repeats as u64;

@@ -25,7 +25,7 @@ impl Piece {
     pub(super) fn build(&mut self, east: &[u64], bits: u32, chunks: usize) {
         // Every entry but the padding is written below, so the tables are not cleared: a
         // memset of 2 KiB a chunk was 2% of `count 25 --shard 123456/200000`.
-        self.tables.resize(chunks, [0; TABLE_WORDS]);
+        self.tables.resize(chunks, ChunkTable([0; TABLE_WORDS]));
         self.valid.clear();
         self.valid.resize(LANES, 0);
         // Slices: bit j of slices[k * LANES + b] = bit k of mask 64 b + j.
@@ -83,7 +83,30 @@ fn as_entries_mut(words: &mut [u64]) -> &mut [[u64; LANES]] {
 /// the slices of its set bits, per block, at words `LANES·v..LANES·v + LANES` ([`entry`]).
 /// The last LANES words are padding: a spread west mask's byte b (at most 255, see
 /// [`spread`]) reads words b..b + LANES, which the compiler then knows are in the table.
-pub(super) type ChunkTable = [u64; TABLE_WORDS];
+///
+/// Aligned to 64 bytes, so that no entry (LANES words, 32 bytes, at a multiple of 32 bytes)
+/// straddles two cache lines. As a plain array in a `Vec` a table started wherever the
+/// allocator put the buffer (16-byte aligned; tables 2,080 bytes apart), so whether half
+/// the entries straddled lines changed with the heap's history: a change elsewhere that
+/// only moved an allocation (a buffer of the key choice) made the west loop 11% slower on
+/// `count 24 --shard 473/20000 -t 1` (Intel Xeon model 167, 2026-12-05, `perf`: the same
+/// pairs, 27,055 -> 29,967 samples in the west loop).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(super) struct ChunkTable([u64; TABLE_WORDS]);
+
+impl std::ops::Deref for ChunkTable {
+    type Target = [u64; TABLE_WORDS];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ChunkTable {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
 /// Words of a [`ChunkTable`].
 const TABLE_WORDS: usize = ENTRIES * LANES + LANES;
 
