@@ -53,11 +53,16 @@ struct Quarter {
 /// the AVX2 loop loads four of each with one instruction). The fields' buffers never
 /// shrink and reach at least one [`Quarters::BLOCK`] past the list: a block that runs past
 /// `len` reads old words, which the pairing never keeps.
+///
+/// Each field starts on a 64-byte line (its buffer is 7 words longer, and the field begins
+/// where the line does), so that no block of four straddles two lines. Where a buffer began
+/// wherever the allocator put it (16-byte aligned) half the blocks could (see
+/// `join::west::ChunkTable` for what such a lottery cost the join).
 #[derive(Debug, Default)]
 struct Quarters {
-    up: Vec<u64>,
-    down: Vec<u64>,
-    shared: Vec<u64>,
+    /// The buffers of up, down and shared, and where each field starts in its buffer.
+    bufs: [Vec<u64>; 3],
+    start: [usize; 3],
     len: usize,
 }
 
@@ -69,13 +74,22 @@ impl Quarters {
     /// written from 0 (and the list's length then set).
     fn room(&mut self, len: usize) -> [&mut [u64]; 3] {
         let need = len + Self::BLOCK;
-        if self.up.len() < need {
-            for v in [&mut self.up, &mut self.down, &mut self.shared] {
-                v.resize(need, 0);
+        if self.bufs[0].len() < need + 7 {
+            for (v, start) in self.bufs.iter_mut().zip(&mut self.start) {
+                v.resize(need + 7, 0);
+                *start = v.as_ptr().align_offset(64).min(7);
             }
         }
         self.len = 0;
-        [&mut self.up[..], &mut self.down[..], &mut self.shared[..]]
+        let [up, down, shared] = &mut self.bufs;
+        let [a, b, c] = self.start;
+        [&mut up[a..], &mut down[b..], &mut shared[c..]]
+    }
+
+    /// The fields up, down and shared, each at least `len` + [`Quarters::BLOCK`] words.
+    #[inline(always)]
+    fn fields(&self) -> [&[u64]; 3] {
+        std::array::from_fn(|i| &self.bufs[i][self.start[i]..])
     }
 }
 
@@ -86,11 +100,8 @@ impl Quarters {
 #[inline(always)]
 fn pair_scalar(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
     let n = south.len;
-    for ((&up, &down), &shared) in south.up[..n]
-        .iter()
-        .zip(&south.down[..n])
-        .zip(&south.shared[..n])
-    {
+    let [ups, downs, shareds] = south.fields();
+    for ((&up, &down), &shared) in ups[..n].iter().zip(&downs[..n]).zip(&shareds[..n]) {
         buf[kept] = a.shared | shared;
         kept += usize::from((a.up & up) | (a.down & down) == 0);
     }
@@ -161,11 +172,12 @@ isa::v3_fn! {
             _mm256_set1_epi64x(a.down as i64),
             _mm256_set1_epi64x(a.shared as i64),
         );
+        let [ups, downs, shareds] = south.fields();
         for i in (0..south.len).step_by(B) {
             let r = i..i + B;
             let clash = _mm256_or_si256(
-                _mm256_and_si256(load(&south.up[r.clone()]), au),
-                _mm256_and_si256(load(&south.down[r.clone()]), ad),
+                _mm256_and_si256(load(&ups[r.clone()]), au),
+                _mm256_and_si256(load(&downs[r.clone()]), ad),
             );
             let free = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
             let mut keep = _mm256_movemask_pd(_mm256_castsi256_pd(free)) as usize;
@@ -173,7 +185,7 @@ isa::v3_fn! {
             if south.len - i < B {
                 keep &= (1 << (south.len - i)) - 1;
             }
-            let masks = _mm256_or_si256(load(&south.shared[r]), ash);
+            let masks = _mm256_or_si256(load(&shareds[r]), ash);
             let [i0, i1, i2, i3, i4, i5, i6, i7] = COMPRESS4[keep];
             let order = _mm256_set_epi32(i7, i6, i5, i4, i3, i2, i1, i0);
             store(_mm256_permutevar8x32_epi32(masks, order), &mut buf[kept..kept + B]);
