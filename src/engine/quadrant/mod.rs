@@ -142,6 +142,21 @@
 //! (each with the table's build). n = 22 is still above 1.2 ns: the join is now 60% of its
 //! time and the halves and sort 40%.
 //!
+//! The same day on the issue's own machine model, an Intel Xeon model 167 (AVX-512
+//! VPOPCNTDQ), the build 4b3068e and this one (bd1f2cb), `estimate N -t 2`: n = 22 1.32-1.47
+//! ns (seed 100, two runs; the machine drifts) against 1.24-1.28 now; n = 23 1.29 against
+//! 1.25-1.30. Paired (both builds at once, `-t 1` each, cores swapped, seed 100): n = 22
+//! 0.936 and 0.979 of the CPU, n = 23 0.942 and 0.931. Three changes, none to what is
+//! counted or tested: the join's chunk tables start on 64-byte lines (`join::west::
+//! ChunkTable`: a table's placement in the heap had decided whether half its entries
+//! straddled two lines, and a change that only moved an allocation once cost the west loop
+//! 11% at n = 24), the level-by-level key keeps its buffers and each node's west counts
+//! (`join::key::greedy_key`; it took about 5% of an n = 22 shard), and the halves' south
+//! quarters start on lines too (`half::Quarters`). Now, seed 1 with the defaults, the same
+//! machine: n = 24 69 CPU-hours (52-88; 1.09 ns, 80 pairs tested a solution), n = 25 573
+//! hours (0.93 ns), n = 26 0.62 CPU-years (0.53-0.76; 0.88 ns), n = 27 3.83 (3.07-4.67;
+//! 0.52 ns); n = 28 63.5-74.5 CPU-years (0.80-0.87 ns, five seeds, build e274f3c).
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per
