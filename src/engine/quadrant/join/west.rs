@@ -15,8 +15,9 @@ pub(super) struct Piece {
     pub(super) tables: Vec<ChunkTable>,
     /// Valid east masks of each block.
     pub(super) valid: Vec<u64>,
-    /// Transposed slices: `slices[k * LANES + b]`.
-    slices: Vec<u64>,
+    /// Transposed slices: `slices[k].0[b]`, each LANES words on a 32-byte boundary (read
+    /// as one register, see [`ChunkTable`]).
+    slices: Vec<Lanes>,
 }
 
 impl Piece {
@@ -28,15 +29,16 @@ impl Piece {
         self.tables.resize(chunks, ChunkTable([0; TABLE_WORDS]));
         self.valid.clear();
         self.valid.resize(LANES, 0);
-        // Slices: bit j of slices[k * LANES + b] = bit k of mask 64 b + j.
+        // Slices: bit j of slices[k].0[b] = bit k of mask 64 b + j.
         self.slices.clear();
-        self.slices.resize(chunks * CHUNK as usize * LANES, 0);
+        self.slices
+            .resize(chunks * CHUNK as usize, Lanes([0; LANES]));
         for (b, block) in east.chunks(64).enumerate() {
             let mut t = [0u64; 64];
             t[..block.len()].copy_from_slice(block);
             transpose64(&mut t);
             for (k, &slice) in t.iter().enumerate().take(bits as usize) {
-                self.slices[k * LANES + b] = slice;
+                self.slices[k].0[b] = slice;
             }
             self.valid[b] = u64::MAX >> (64 - block.len());
         }
@@ -45,31 +47,27 @@ impl Piece {
         // register) over whole slices, with no bounds check; the loop by lowest set bit
         // it replaces (entry v = entry v & (v - 1) | one slice) ran word by word and was
         // two thirds of the join's driver at n = 25.
-        let slices: &[[u64; LANES]] = as_entries(&self.slices);
         for (table, chunk) in self
             .tables
             .iter_mut()
-            .zip(slices.chunks_exact(CHUNK as usize))
+            .zip(self.slices.chunks_exact(CHUNK as usize))
         {
             let entries = as_entries_mut(&mut table[..ENTRIES * LANES]);
             entries[0] = [0; LANES];
             for (i, slice) in chunk.iter().enumerate() {
                 let (done, next) = entries.split_at_mut(1 << i);
                 for (out, &prev) in next[..1 << i].iter_mut().zip(done.iter()) {
-                    *out = std::array::from_fn(|b| prev[b] | slice[b]);
+                    *out = std::array::from_fn(|b| prev[b] | slice.0[b]);
                 }
             }
         }
     }
 }
 
-/// `words` as entries of LANES words (its length a multiple of LANES).
-#[inline(always)]
-fn as_entries(words: &[u64]) -> &[[u64; LANES]] {
-    let (entries, rest) = words.as_chunks::<LANES>();
-    debug_assert!(rest.is_empty());
-    entries
-}
+/// LANES words on a 32-byte boundary: one slice of a piece's transposed masks.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Lanes([u64; LANES]);
 
 /// `words` as entries of LANES words, to write (its length a multiple of LANES).
 #[inline(always)]
