@@ -374,8 +374,9 @@ fn best_bit(score: &[u64; 64], bits: u32, taken: u64) -> Option<u32> {
         .max_by_key(|&b| (score[b as usize], std::cmp::Reverse(b)))
 }
 
-/// The buffers of [`greedy_key`], kept by the joiner from set to set (new ones each set
-/// were page-faulted in again at n = 24, where the west lists the trie appends reach MBs).
+/// The buffers of [`greedy_key`], kept by the joiner from set to set, so that a set's key
+/// choice allocates nothing once they have grown (the west lists the trie appends reach
+/// MBs at n = 24).
 #[derive(Debug, Default)]
 pub(super) struct Trie {
     /// The sampled east masks, partitioned in place node by node.
