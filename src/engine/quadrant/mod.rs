@@ -154,7 +154,7 @@
 //! (`join::key::greedy_key`; it took about 5% of an n = 22 shard), and the halves' south
 //! quarters start on lines too (`half::Quarters`). Now, seed 1 with the defaults, the same
 //! machine: n = 24 69 CPU-hours (52-88; 1.09 ns, 80 pairs tested a solution), n = 25 573
-//! hours (0.93 ns), n = 26 0.62 CPU-years (0.53-0.76; 0.88 ns), n = 27 3.83 (3.07-4.67;
+//! hours (0.93 ns), n = 26 0.62 CPU-years (0.50-0.75; 0.88 ns), n = 27 3.83 (3.07-4.67;
 //! 0.52 ns); n = 28 63.5-74.5 CPU-years (0.80-0.87 ns, five seeds, build e274f3c).
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
