@@ -187,7 +187,29 @@ pub(super) fn bucket_sort<T: Copy, U: Copy, K: SortKey>(
     if out.len() < items.len() {
         out.resize(items.len(), map(&items[0]));
     }
-    for (x, &k) in items.iter().zip(keys.iter()) {
+    scatter(
+        items,
+        keys,
+        map,
+        &mut out[..items.len()],
+        &mut next[..buckets],
+    );
+}
+
+/// The scatter of [`bucket_sort`]: each item, mapped, to the next free place of its bucket.
+/// A function of its own so that `out` and `next` are slices the compiler knows apart
+/// (`&mut` arguments): written inline on the `Vec`s, the loop reloaded both `Vec`s' pointer
+/// and length, and the `pext` masks, after every store (27 instructions an item in the
+/// east copy of [`sort_pext`] at n = 23, where 14 do).
+#[inline(always)]
+fn scatter<T, U, K: SortKey>(
+    items: &[T],
+    keys: &[K],
+    map: impl Fn(&T) -> U,
+    out: &mut [U],
+    next: &mut [usize],
+) {
+    for (x, &k) in items.iter().zip(keys) {
         let b = &mut next[k.get()];
         out[*b] = map(x);
         *b += 1;

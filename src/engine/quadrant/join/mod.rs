@@ -560,6 +560,7 @@ impl Joiner {
         // slot j's value at bits 6(kc - 1 - j)...
         let pad = CHUNK as usize * kc - a.moved;
         let mut stats = JoinStats::default();
+        let isa = self.isa;
         let avx512 = self.isa.avx512_popcount();
         // The per-implementation tests run the v3 join with AVX2's popcounts on an AVX-512
         // CPU too ([`Joiner::for_implementation`]).
@@ -603,12 +604,12 @@ impl Joiner {
                     stats.pieces_run += 1;
                     let (ma, mb) = two.split_at(two.len().min(64 * LANES));
                     let fa = free_bits(&keys, full, ma);
-                    pieces[0].build(ma, a.span(), chunks);
+                    pieces[0].build(ma, a.span(), chunks, isa);
                     if mb.is_empty() {
                         shape.visit(&pieces[..], &[0], fa, ma.len(), &mut stats);
                         continue;
                     }
-                    pieces[1].build(mb, a.span(), chunks);
+                    pieces[1].build(mb, a.span(), chunks, isa);
                     let fb = free_bits(&keys, full, mb);
                     if fb == fa {
                         shape.visit(&pieces[..], &[0, 1], fa, two.len(), &mut stats);
@@ -632,7 +633,7 @@ impl Joiner {
             let cuts = &self.cuts[first..end];
             let mut union = 0;
             for (piece, cut) in pieces.iter_mut().zip(cuts) {
-                piece.build(&east[cut.lo..cut.hi], a.span(), chunks);
+                piece.build(&east[cut.lo..cut.hi], a.span(), chunks, isa);
                 union |= cut.free;
             }
             let pieces = &pieces[..cuts.len()];
