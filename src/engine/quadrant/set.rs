@@ -442,15 +442,14 @@ impl Swap {
         if self.sliced.len() < most {
             self.sliced.resize(most, 0);
         }
-        // Four copies written for every mask, the next mask's copies written over the
+        // As many copies written for every mask as the most repeated takes (2, or 4 in the
+        // sets fact 3 maps onto their own class), the next mask's copies written over the
         // unused ones: no branch on the weight (which a branch would mispredict).
-        let (mut at, mut patterns) = (0, 0);
-        for &m in west {
-            self.sliced[at..at + 4].fill(m & !drop);
-            let r = repeats[class(m)];
-            at += r;
-            patterns += usize::from(r > 0);
-        }
+        let out = &mut self.sliced[..most];
+        let (at, patterns) = match repeats.iter().max() {
+            Some(&r) if r <= 2 => repeat::<2>(out, west, class, drop, repeats),
+            _ => repeat::<4>(out, west, class, drop, repeats),
+        };
         self.len = at;
         self.patterns = patterns;
         self.streamed.clear();
@@ -470,6 +469,29 @@ impl Swap {
             false => (east.as_slice(), west),
         }
     }
+}
+
+/// Writes each mask of `west` without the bits `drop`, `repeats[class(mask)]` times (at most
+/// `W`), into `out`, which has room for them and `W` words more; returns the words written
+/// and the masks written at least once. `W` copies are stored for every mask and the next
+/// mask's overwrite the unused ones (see [`Swap::fill`]).
+#[inline(always)]
+fn repeat<const W: usize>(
+    out: &mut [u64],
+    west: &[u64],
+    class: impl Fn(u64) -> usize,
+    drop: u64,
+    repeats: [usize; 3],
+) -> (usize, usize) {
+    let (mut at, mut patterns) = (0, 0);
+    for &m in west {
+        out[at..at + W].fill(m & !drop);
+        let r = repeats[class(m)];
+        debug_assert!(r <= W);
+        at += r;
+        patterns += usize::from(r > 0);
+    }
+    (at, patterns)
 }
 
 /// Workers' buffers kept between batches (or sampled units): each worker takes one, or
