@@ -815,6 +815,28 @@ impl Shape<'_> {
         }
     }
 
+    /// Asks for the line of bucket v's first mask (as [`Shape::prefetch`] of one line, with
+    /// no loop: a sparse join's buckets hold a few masks, and it asks once a bucket).
+    /// Measured against that loop (Intel Xeon model 167, paired, same shard files): `count
+    /// 22 --shard 77/200 -t 1` 0.980, 0.985, 0.982 (its swapped sets' joins are sparse);
+    /// `count 23 --shard 1234/2000 -t 1` 0.996, 1.001, 0.992.
+    #[inline(always)]
+    fn prefetch_first(&self, v: usize) {
+        let at = self.west_start[v];
+        match self.packed {
+            Some(p) => {
+                if let Some(x) = p.get(at) {
+                    isa::prefetch(x);
+                }
+            }
+            None => {
+                if let Some(x) = self.west.get(at) {
+                    isa::prefetch(x);
+                }
+            }
+        }
+    }
+
     /// Asks for the first `lines` cache lines of bucket v (see `isa::prefetch` and
     /// [`PREFETCH_LINES`]): 8 packed masks or 4 unpacked ones a line.
     #[inline(always)]
@@ -849,7 +871,7 @@ impl Shape<'_> {
         let mut v = free;
         loop {
             if v != 0 {
-                self.prefetch((v - 1) & free, 1);
+                self.prefetch_first((v - 1) & free);
             }
             let size = self.west_start[v + 1] - self.west_start[v];
             if size > 0 {
