@@ -178,7 +178,7 @@ pub fn run(a: &PlanOptions) -> Outcome {
         )?;
         writeln!(
             out,
-            "projected CPU time of the whole count: {} on one core of the calibration machine (an AMD EPYC Zen 4 core; `nqueens estimate {}` measures this one)",
+            "projected CPU time of the whole count: {} on one core of the calibration machine (an Intel Xeon model 167 core; `nqueens estimate {}` measures this one)",
             duration(s.projected_cpu_seconds),
             s.n
         )?;

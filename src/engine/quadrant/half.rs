@@ -34,7 +34,8 @@ pub struct HalfStats {
 /// (Intel Xeon model 167, 2026-12-05): the load of the south list's placements held 13.5%
 /// of the table walk's samples, the north list's 4%. Paired (both builds at once, cores
 /// swapped, same shard files): that shard 0.980, 0.991, 0.988 with 4 lines, and 8 lines
-/// 0.993, 0.995, 1.000 of 4; n = 21 (h = 10, `count 21 --shard 37/100`) 0.997 and 0.996.
+/// 0.993, 0.995, 1.000 of 4. From h = 10 as well, n = 21 (`count 21 --shard 37/100`)
+/// measured 0.997 and 0.996: no gain there, so the rule starts at 11 ([`PREFETCH_FROM`]).
 const PREFETCH_LINES: usize = 8;
 /// The smallest table side whose lists are prefetched: 11 (n = 22 and 23, 550 MB). The
 /// table of h = 9 (n = 18 and 19, 5 MB) stays in cache, where asking cost `count 19 -t 1`
@@ -547,40 +548,38 @@ impl Half {
                     }
                 }
             }
-            {
-                let ns = t.get(rows_n, c);
-                let ss = t.get(rows_s, cols ^ c);
-                read += (ns.len() + ss.len()) as u64;
-                if !ns.is_empty() && !ss.is_empty() {
-                    // The south placements in relative numbering, off the blocked diagonals,
-                    // with their shared diagonals (shared() is bitwise, so a pattern's
-                    // shared mask is the OR of its two quadrants').
-                    // A plain loop, not `extend`: an iterator adapter is compiled out of line
-                    // once, for the baseline, and would miss the v3 twin (see `isa`). Branch-
-                    // free like the pairing: each written, kept if off the blocked diagonals.
-                    let south = &mut scratch.quarters;
-                    let [ups, downs, shareds] = south.room(ss.len());
-                    let mut len = 0;
-                    for &(u, d) in ss {
-                        let (up, down) = (u64::from(u) << s0, u64::from(d));
-                        (ups[len], downs[len]) = (up, down);
-                        shareds[len] = self.shared(up, down);
-                        len += usize::from((up & pre_up) | (down & pre_down) == 0);
-                    }
-                    south.len = len;
-                    let south = &scratch.quarters;
-                    let mut kept = out.len();
-                    let buf = out.room(ns.len() * south.len + Quarters::BLOCK);
-                    for &(u, d) in ns {
-                        let (up, down) = (u64::from(u), u64::from(d) << s0);
-                        if (up & pre_up) | (down & pre_down) != 0 {
-                            continue;
-                        }
-                        let shared = self.shared(up, down);
-                        kept = pair(Quarter { up, down, shared }, south, buf, kept);
-                    }
-                    out.truncate_to(kept);
+            let ns = t.get(rows_n, c);
+            let ss = t.get(rows_s, cols ^ c);
+            read += (ns.len() + ss.len()) as u64;
+            if !ns.is_empty() && !ss.is_empty() {
+                // The south placements in relative numbering, off the blocked diagonals,
+                // with their shared diagonals (shared() is bitwise, so a pattern's
+                // shared mask is the OR of its two quadrants').
+                // A plain loop, not `extend`: an iterator adapter is compiled out of line
+                // once, for the baseline, and would miss the v3 twin (see `isa`). Branch-
+                // free like the pairing: each written, kept if off the blocked diagonals.
+                let south = &mut scratch.quarters;
+                let [ups, downs, shareds] = south.room(ss.len());
+                let mut len = 0;
+                for &(u, d) in ss {
+                    let (up, down) = (u64::from(u) << s0, u64::from(d));
+                    (ups[len], downs[len]) = (up, down);
+                    shareds[len] = self.shared(up, down);
+                    len += usize::from((up & pre_up) | (down & pre_down) == 0);
                 }
+                south.len = len;
+                let south = &scratch.quarters;
+                let mut kept = out.len();
+                let buf = out.room(ns.len() * south.len + Quarters::BLOCK);
+                for &(u, d) in ns {
+                    let (up, down) = (u64::from(u), u64::from(d) << s0);
+                    if (up & pre_up) | (down & pre_down) != 0 {
+                        continue;
+                    }
+                    let shared = self.shared(up, down);
+                    kept = pair(Quarter { up, down, shared }, south, buf, kept);
+                }
+                out.truncate_to(kept);
             }
         }
         read

@@ -157,6 +157,31 @@
 //! hours (0.93 ns), n = 26 0.62 CPU-years (0.50-0.75; 0.88 ns), n = 27 3.83 (3.07-4.67;
 //! 0.52 ns); n = 28 63.5-74.5 CPU-years (0.80-0.87 ns, five seeds, build e274f3c).
 //!
+//! Later that day (same machine model, commit ca464dd, `estimate N -t 2`; n = 22 and 23
+//! `--seconds 60 --seed 100`, the rest seed 1 and the defaults), after four changes to how
+//! the work is done (nothing counted or tested differs): a piece's transposes and chunk
+//! tables in AVX2 written by hand (`join::west::transpose_v3`, `double_v3`: LLVM had
+//! vectorized the tables' doubling across entries, with word transposes, and the two took
+//! two fifths of the join's driver), the sort's scatter on slices (`layout::bucket_sort`),
+//! the table's next lists prefetched (`half`), and cheaper swapped lists and sparse bucket
+//! prefetches:
+//!
+//! | n | half patterns / sort / pair tests | pairs tested a solution | CPU | CPU a solution |
+//! |---|---|---|---|---|
+//! | 22 | 17 / 23 / 60% | 58 | 0.82 h (0.69-0.95) | 1.09 ns |
+//! | 23 | 28 / 22 / 50% | 39 | 7.22 h (6.08-8.38) | 1.07 ns |
+//! | 24 | 12 / 15 / 73% | 80 | 68.3 h (51.6-87.2) | 1.08 ns |
+//! | 25 | 25 / 22 / 53% | 36 | 497 h (401-601) | 0.81 ns |
+//! | 26 | 5 / 7 / 87% | 85 | 0.58 CPU-years (0.47-0.71) | 0.83 ns |
+//! | 27 | 11 / 14 / 75% | 36 | 3.60 CPU-years (2.88-4.37) | 0.48 ns |
+//! | 28 | 2 / 3 / 95% | 81 | 64.6 and 61.2 CPU-years (seeds 1, 2; 44.8-85.1) | 0.74-0.77 ns |
+//!
+//! Paired against the build before (both at once, `-t 1` each, seed 100): n = 22 0.93 and
+//! 0.96 of the CPU, n = 23 0.86 and 0.90; alone, that build measured 1.19 and 1.21 ns at n
+//! = 22 and 23 the same hour (and 1.34 and 1.33 an hour before: the machine drifts). Every
+//! n from 22 to 28 now counts at 1.1 ns a solution or less on this machine; n = 27 is
+//! still the cheapest (0.48 ns), and no n but 27 and 28 is at 0.8 ns.
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per

@@ -49,31 +49,29 @@ impl Estimator {
     }
 }
 
-/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate N -t 1`
-/// measured them on one core of a 2-core AMD EPYC (Zen 4, family 25 model 17, AVX-512
-/// VPOPCNTDQ) on 2026-12-04 (morning) with the build of commit 834ad75 (the sort by `pext`;
-/// 48 units, 12 a draw from n = 26 with `--seconds 150`; n = 28 with each thread's lists
-/// sized from the memory, `Config::list_budget`), the other core running random shards
-/// from n = 22 (idle below): the one calibration of the command line's long-run warning and
-/// `plan --stats`; `estimate` measures the machine it runs on. The same machine ran the
-/// build before 20-25% faster that morning than the evening before (the previous fit, 45b9c17:
-/// 0.97 CPU-years at n = 26 where that build gave 0.74 that morning); it drifts that much
-/// from day to day.
+/// CPU seconds of a whole quadrant count of n = 16, 17, ..., 28, as `nqueens estimate N -t 2`
+/// measured them on a 2-core Intel Xeon model 167 (AVX-512 VPOPCNTDQ, the machine model of
+/// issue 28's table) on 2026-12-05 (10:10-10:30 UTC) with the build of commit ca464dd (the
+/// pieces' transposes and chunk tables in AVX2, the halves' table prefetch): n = 16..21
+/// with `--seconds 20 --seed 100` (n = 20: 70.4 s, where `count 20 -t 2` took 70.6 and
+/// 72.6 s of user CPU), n = 22 and 23 `--seconds 60 --seed 100` (2,944 and 25,996 s:
+/// 1.09 and 1.07 ns a solution), n = 24..27 the defaults with seed 1 (68.3 CPU-hours,
+/// 497 hours, 0.584 and 3.60 CPU-years), n = 28 the mean of seeds 1 and 2 (64.6 and 61.2
+/// CPU-years). The one calibration of the command line's long-run warning and `plan
+/// --stats`; `estimate` measures the machine it runs on, and this one drifts by 10-20% in
+/// a day (the build before these changes measured 1.34 and 1.33 ns at n = 22 and 23 at
+/// 09:10 and 1.19 and 1.21 ns at 10:00).
 ///
-/// Refitted on 2026-12-05, same machine model, where the code had since moved a row by
-/// more than 10%: n = 22 1.21 CPU-hours and n = 23, 25 and 27 9.26 h, 561 h and 4.26
-/// CPU-years (`estimate N -t 2 --seconds 60 --seed 100`, commits 490990c and 92cda9a, the
-/// sparse joins' shorter keys); n = 24 72.0 CPU-hours (84 random shards of 1/20,000,
-/// without the 5 GB table, as a whole count of n = 24 now runs); n = 28 80 CPU-years (the
-/// mean of `estimate 28 -t 2` with 420 s, seed 100, 84.4, and with 300 s, seeds 7 and
-/// 1000, 77.4 and 77.8). n = 25 is without its table (a whole count builds it and is 4-9%
-/// faster). n = 22 again after `set::Swap` (commit d5137c3, same day): 1.07 CPU-hours. The
-/// test `the_time_model_follows_the_measured_time`
-/// (tests/cli_frontier.rs, ignored: it times) fails when the engine gets 2x faster or
-/// slower and this table is not refitted.
+/// The fits before were on an AMD EPYC Zen 4 (2026-12-04 and 05, commits 834ad75 to
+/// d5137c3): 1.07 CPU-hours at n = 22, 9.26 at 23, 72.0 at 24, 561 at 25, 0.67, 4.26 and
+/// 80 CPU-years at 26, 27 and 28. Since then the code became 5-15% cheaper and the refit
+/// moved to the issue's machine; against this one's estimates the old table was 5-34%
+/// high (n = 22 and 23 by 31% and 28%, n = 28 by 27%). The test
+/// `the_time_model_follows_the_measured_time` (tests/cli_frontier.rs, ignored: it times)
+/// fails when the engine gets 2x faster or slower and this table is not refitted.
 const QUADRANT_CPU_SECONDS: [f64; 13] = [
-    0.102, 1.74, 2.68, 46.7, 115.0, 1_346.0, 3_860.0, 33_340.0, 2.592e5, 2.020e6, 2.125e7, 1.344e8,
-    2.525e9,
+    0.0746, 1.19, 2.18, 28.4, 70.4, 700.0, 2_944.0, 25_996.0, 2.458e5, 1.790e6, 1.842e7, 1.135e8,
+    1.985e9,
 ];
 
 /// Rough CPU seconds of a whole quadrant count of n: the measured table above for
