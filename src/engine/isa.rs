@@ -324,6 +324,33 @@ macro_rules! v3_fn {
 }
 pub(crate) use v3_fn;
 
+v3_fn! {
+    /// Four words as one AVX2 register, word i in lane i (the compiler makes it one load).
+    /// For the hand-written AVX2 loops, called from functions compiled with at least v3's
+    /// features (where it is inlined and needs no `unsafe`).
+    #[inline]
+    pub(crate) fn ymm(words: &[u64; 4]) -> std::arch::x86_64::__m256i {
+        let [a, b, c, d] = words.map(|w| w as i64);
+        std::arch::x86_64::_mm256_set_epi64x(d, c, b, a)
+    }
+}
+
+v3_fn! {
+    /// The four words of an AVX2 register, lane i as word i ([`ymm`]'s inverse: one store
+    /// where the words are kept).
+    #[inline]
+    pub(crate) fn words(x: std::arch::x86_64::__m256i) -> [u64; 4] {
+        use std::arch::x86_64::_mm256_extract_epi64;
+        [
+            _mm256_extract_epi64::<0>(x),
+            _mm256_extract_epi64::<1>(x),
+            _mm256_extract_epi64::<2>(x),
+            _mm256_extract_epi64::<3>(x),
+        ]
+        .map(|w| w as u64)
+    }
+}
+
 /// Defines the join's AVX-512 popcount copy (x86-64 only): the x86-64-v3 features and the
 /// three [`Isa::avx512_popcount`] checks, which must stay the same list.
 macro_rules! avx512_popcount_fn {

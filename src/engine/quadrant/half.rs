@@ -160,26 +160,16 @@ isa::v3_fn! {
     fn pair_avx2(a: Quarter, south: &Quarters, buf: &mut [u64], mut kept: usize) -> usize {
         use std::arch::x86_64::{
             __m256i, _mm256_and_si256, _mm256_castsi256_pd, _mm256_cmpeq_epi64,
-            _mm256_extract_epi64, _mm256_movemask_pd, _mm256_or_si256,
-            _mm256_permutevar8x32_epi32, _mm256_set1_epi64x, _mm256_set_epi32,
-            _mm256_set_epi64x, _mm256_setzero_si256,
+            _mm256_movemask_pd, _mm256_or_si256, _mm256_permutevar8x32_epi32,
+            _mm256_set1_epi64x, _mm256_set_epi32, _mm256_setzero_si256,
         };
         // One block of the padded lists (the type below asks for exactly four lanes).
         const B: usize = Quarters::BLOCK;
         // Four words as one register (one load), and back (one store).
         let load = |v: &[u64]| -> __m256i {
-            let [a, b, c, d] = <[u64; B]>::try_from(v).expect("a whole block").map(|w| w as i64);
-            _mm256_set_epi64x(d, c, b, a)
+            isa::ymm(v.try_into().expect("a whole block"))
         };
-        let store = |x: __m256i, out: &mut [u64]| {
-            let words = [
-                _mm256_extract_epi64::<0>(x),
-                _mm256_extract_epi64::<1>(x),
-                _mm256_extract_epi64::<2>(x),
-                _mm256_extract_epi64::<3>(x),
-            ];
-            out.copy_from_slice(&words.map(|w| w as u64));
-        };
+        let store = |x: __m256i, out: &mut [u64]| out.copy_from_slice(&isa::words(x));
         let (au, ad, ash) = (
             _mm256_set1_epi64x(a.up as i64),
             _mm256_set1_epi64x(a.down as i64),

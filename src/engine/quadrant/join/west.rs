@@ -84,30 +84,16 @@ isa::v3_fn! {
     /// core, swapped, the same shard files): `count 23 --shard 1234/2000 -t 1` 0.948, 0.943,
     /// 0.944 of the CPU; `count 22 --shard 77/200 -t 1` 0.975, 0.974, 0.960.
     fn double_v3(tables: &mut [ChunkTable], slices: &[Lanes]) {
-        use std::arch::x86_64::{
-            __m256i, _mm256_extract_epi64, _mm256_or_si256, _mm256_set_epi64x,
-        };
-        let load = |x: &[u64; LANES]| -> __m256i {
-            let [a, b, c, d] = x.map(|w| w as i64);
-            _mm256_set_epi64x(d, c, b, a)
-        };
-        let store = |x: __m256i, out: &mut [u64; LANES]| {
-            *out = [
-                _mm256_extract_epi64::<0>(x),
-                _mm256_extract_epi64::<1>(x),
-                _mm256_extract_epi64::<2>(x),
-                _mm256_extract_epi64::<3>(x),
-            ]
-            .map(|w| w as u64);
-        };
+        use isa::{words, ymm};
+        use std::arch::x86_64::_mm256_or_si256;
         for (table, chunk) in tables.iter_mut().zip(slices.chunks_exact(CHUNK as usize)) {
             let entries = as_entries_mut(&mut table[..ENTRIES * LANES]);
             entries[0] = [0; LANES];
             for (i, slice) in chunk.iter().enumerate() {
-                let s = load(&slice.0);
+                let s = ymm(&slice.0);
                 let (done, next) = entries.split_at_mut(1 << i);
                 for (out, prev) in next[..1 << i].iter_mut().zip(done.iter()) {
-                    store(_mm256_or_si256(load(prev), s), out);
+                    *out = words(_mm256_or_si256(ymm(prev), s));
                 }
             }
         }
@@ -354,22 +340,19 @@ isa::avx512_popcount_fn! {
         base: &[[u64; LANES]; M],
         classes: &[u32; CLASSES],
     ) -> u64 {
+        use isa::{words, ymm};
         use std::arch::x86_64::{
-            _mm256_add_epi64, _mm256_andnot_si256, _mm256_extract_epi64, _mm256_mul_epu32,
-            _mm256_popcnt_epi64, _mm256_set1_epi64x, _mm256_set_epi64x, _mm256_setzero_si256,
+            _mm256_add_epi64, _mm256_andnot_si256, _mm256_mul_epu32, _mm256_popcnt_epi64,
+            _mm256_set1_epi64x, _mm256_setzero_si256,
         };
         // Four words as one 256-bit register (the compiler keeps them there).
-        let lanes = |x: &[u64; LANES]| {
-            let [a, b, c, d] = x.map(|w| w as i64);
-            _mm256_set_epi64x(d, c, b, a)
-        };
-        let valid = valid.map(lanes);
+        let valid = valid.map(|v| ymm(v));
         let mut pairs = _mm256_setzero_si256();
         for &entry in ws {
             let w = entry.mask();
             let mut free = _mm256_setzero_si256();
             for i in 0..M {
-                let clash = lanes(&clash::<C, SPREAD>(tables[i], w, &base[i]));
+                let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
                 free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
             }
             // Each lane's count is below 2^10 (4 pieces of 64) and a weight below 2^32: the
@@ -377,15 +360,7 @@ isa::avx512_popcount_fn! {
             let weight = _mm256_set1_epi64x(i64::from(entry.weight(classes)));
             pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
         }
-        [
-            _mm256_extract_epi64::<0>(pairs),
-            _mm256_extract_epi64::<1>(pairs),
-            _mm256_extract_epi64::<2>(pairs),
-            _mm256_extract_epi64::<3>(pairs),
-        ]
-        .iter()
-        .map(|&p| p as u64)
-        .sum()
+        words(pairs).iter().sum()
     }
 }
 
@@ -434,22 +409,10 @@ isa::v3_fn! {
     /// for the four matrices; block by block, the compiler had vectorized each matrix's
     /// steps apart, at about a fifth of the join's driver at n = 23).
     fn transpose_v3(rows: &mut [Lanes; 64]) {
+        use isa::{words, ymm};
         use std::arch::x86_64::{
-            __m256i, _mm256_and_si256, _mm256_extract_epi64, _mm256_set1_epi64x,
-            _mm256_set_epi64x, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_xor_si256,
-        };
-        let load = |x: &Lanes| -> __m256i {
-            let [a, b, c, d] = x.0.map(|w| w as i64);
-            _mm256_set_epi64x(d, c, b, a)
-        };
-        let store = |x: __m256i, out: &mut Lanes| {
-            out.0 = [
-                _mm256_extract_epi64::<0>(x),
-                _mm256_extract_epi64::<1>(x),
-                _mm256_extract_epi64::<2>(x),
-                _mm256_extract_epi64::<3>(x),
-            ]
-            .map(|w| w as u64);
+            _mm256_and_si256, _mm256_set1_epi64x, _mm256_slli_epi64, _mm256_srli_epi64,
+            _mm256_xor_si256,
         };
         // One step of transpose64: swap the high `W` bits of row i with the low `W` bits of
         // row i + W, for the rows i whose bit W is clear.
@@ -458,13 +421,13 @@ isa::v3_fn! {
                 let mask = _mm256_set1_epi64x($mask as i64);
                 for k in (0..64).step_by(2 * $w) {
                     for i in k..k + $w {
-                        let (a, b) = (load(&rows[i]), load(&rows[i + $w]));
+                        let (a, b) = (ymm(&rows[i].0), ymm(&rows[i + $w].0));
                         let t = _mm256_and_si256(
                             _mm256_xor_si256(_mm256_srli_epi64::<$w>(a), b),
                             mask,
                         );
-                        store(_mm256_xor_si256(a, _mm256_slli_epi64::<$w>(t)), &mut rows[i]);
-                        store(_mm256_xor_si256(b, t), &mut rows[i + $w]);
+                        rows[i].0 = words(_mm256_xor_si256(a, _mm256_slli_epi64::<$w>(t)));
+                        rows[i + $w].0 = words(_mm256_xor_si256(b, t));
                     }
                 }
             }};
