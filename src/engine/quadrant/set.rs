@@ -438,7 +438,8 @@ impl Swap {
         let (least, repeats) = Self::repeats(weights);
         // Room for every repeat and the last mask's four copies: at most `MOST` + 4 words
         // (`Swap::pays`).
-        let most = west.len() * repeats.iter().max().unwrap_or(&1) + 4;
+        let widest = repeats.iter().copied().max().unwrap_or(1);
+        let most = west.len() * widest + 4;
         if self.sliced.len() < most {
             self.sliced.resize(most, 0);
         }
@@ -446,8 +447,8 @@ impl Swap {
         // sets fact 3 maps onto their own class), the next mask's copies written over the
         // unused ones: no branch on the weight (which a branch would mispredict).
         let out = &mut self.sliced[..most];
-        let (at, patterns) = match repeats.iter().max() {
-            Some(&r) if r <= 2 => repeat::<2>(out, west, class, drop, repeats),
+        let (at, patterns) = match widest {
+            ..=2 => repeat::<2>(out, west, class, drop, repeats),
             _ => repeat::<4>(out, west, class, drop, repeats),
         };
         self.len = at;

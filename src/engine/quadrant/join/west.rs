@@ -60,23 +60,34 @@ impl Piece {
     }
 }
 
-/// Builds each chunk table from its CHUNK slices by doubling (see [`Piece::build`]).
+/// Builds each chunk table from its CHUNK slices by doubling (see [`Piece::build`]), each
+/// entry the OR of an earlier one and a slice by `or`.
 #[inline(always)]
-fn double(tables: &mut [ChunkTable], slices: &[Lanes]) {
+fn double_with(
+    tables: &mut [ChunkTable],
+    slices: &[Lanes],
+    or: impl Fn(&[u64; LANES], &[u64; LANES]) -> [u64; LANES],
+) {
     for (table, chunk) in tables.iter_mut().zip(slices.chunks_exact(CHUNK as usize)) {
         let entries = as_entries_mut(&mut table[..ENTRIES * LANES]);
         entries[0] = [0; LANES];
         for (i, slice) in chunk.iter().enumerate() {
             let (done, next) = entries.split_at_mut(1 << i);
-            for (out, &prev) in next[..1 << i].iter_mut().zip(done.iter()) {
-                *out = std::array::from_fn(|b| prev[b] | slice.0[b]);
+            for (out, prev) in next[..1 << i].iter_mut().zip(done.iter()) {
+                *out = or(prev, &slice.0);
             }
         }
     }
 }
 
+/// [`double_with`] word by word (the portable build's code).
+#[inline(always)]
+fn double(tables: &mut [ChunkTable], slices: &[Lanes]) {
+    double_with(tables, slices, |a, b| std::array::from_fn(|w| a[w] | b[w]));
+}
+
 isa::v3_fn! {
-    /// [`double`] with one AVX2 OR an entry. Why by hand: LLVM vectorized [`double`]'s loop
+    /// [`double_with`] with one AVX2 OR an entry. Why by hand: LLVM vectorized [`double`]'s loop
     /// across four entries at a time instead, turning each group of four into a 4×4
     /// transpose of words (`vpunpcklqdq`, `vperm2i128`), four ORs and the transpose back:
     /// the table build was a fifth of the join's driver at n = 23 (`perf`, 2026-12-05).
@@ -86,17 +97,7 @@ isa::v3_fn! {
     fn double_v3(tables: &mut [ChunkTable], slices: &[Lanes]) {
         use isa::{words, ymm};
         use std::arch::x86_64::_mm256_or_si256;
-        for (table, chunk) in tables.iter_mut().zip(slices.chunks_exact(CHUNK as usize)) {
-            let entries = as_entries_mut(&mut table[..ENTRIES * LANES]);
-            entries[0] = [0; LANES];
-            for (i, slice) in chunk.iter().enumerate() {
-                let s = ymm(&slice.0);
-                let (done, next) = entries.split_at_mut(1 << i);
-                for (out, prev) in next[..1 << i].iter_mut().zip(done.iter()) {
-                    *out = words(_mm256_or_si256(ymm(prev), s));
-                }
-            }
-        }
+        double_with(tables, slices, |a, b| words(_mm256_or_si256(ymm(a), ymm(b))));
     }
 }
 
