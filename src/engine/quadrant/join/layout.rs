@@ -173,9 +173,7 @@ pub(super) fn bucket_sort<T: Copy, U: Copy, K: SortKey>(
     keys.extend(items.iter().map(|x| K::new(key(x)))); // each key computed once
     start.clear();
     start.resize(buckets + 1, 0);
-    for &k in keys.iter() {
-        start[k.get() + 1] += 1;
-    }
+    count_keys(keys, start);
     for b in 0..buckets {
         start[b + 1] += start[b];
     }
@@ -194,6 +192,17 @@ pub(super) fn bucket_sort<T: Copy, U: Copy, K: SortKey>(
         &mut out[..items.len()],
         &mut next[..buckets],
     );
+}
+
+/// The count of [`bucket_sort`]: `start[k + 1]` raised by one for each key k. On a slice
+/// for the reason [`scatter`] is: on the `Vec` the loop reloaded its pointer and length
+/// after each increment (10 instructions an item in [`sort_pext`]'s copies, 7 on the
+/// slice).
+#[inline(always)]
+fn count_keys<K: SortKey>(keys: &[K], start: &mut [usize]) {
+    for &k in keys {
+        start[k.get() + 1] += 1;
+    }
 }
 
 /// The scatter of [`bucket_sort`]: each item, mapped, to the next free place of its bucket.

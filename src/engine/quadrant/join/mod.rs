@@ -582,7 +582,7 @@ impl Joiner {
             packed: a.packed.then(|| &self.packed[..a.west]),
             west,
             west_start,
-            classes: &self.classes,
+            classes: &self.classes.map(u64::from),
         };
         let pieces = &mut self.pieces;
         if a.sparse {
@@ -742,7 +742,7 @@ struct Shape<'x> {
     packed: Option<&'x [Packed]>,
     west: &'x [(u64, u32)],
     west_start: &'x [usize],
-    classes: &'x [u32; CLASSES],
+    classes: &'x [u64; CLASSES],
 }
 
 impl Shape<'_> {
