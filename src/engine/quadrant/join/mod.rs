@@ -113,7 +113,19 @@ pub const PACK_FROM: usize = 1 << 18;
 /// and -13.5%; same counts and tested pairs. Groups of 8 were 2% slower than groups of 4
 /// at n = 24 (4 rounds): the west loop computes per piece, and 8 pieces' tables no longer
 /// stay in L1. Sparse joins keep twos (see [`DENSE`]).
-pub const GROUP: usize = 4;
+///
+/// Six since (2026-12-05, Intel Xeon model 167, whose L1 of 48 KiB holds six pieces' five
+/// 2-KiB chunk tables; paired: both builds at once, cores swapped, same shard files),
+/// against four: `count 24 --shard 473/20000 -t 1` 0.977, 0.988, 0.979 (and 0.989, 0.983,
+/// 0.988, 0.979 against six only for west lists of 2^18 masks and more); `count 26 --shard
+/// 162680/420000 -t 1` 0.991, 0.994, 0.991; `estimate 28 -t 1 --sample 6 --seconds 0`,
+/// seeds 1 to 5, 0.87, 1.04, 0.97, 0.92, 0.95 of the ns a solution (the sampled shares of
+/// long joins vary, hence the spread); `count 22 --shard 77/200` and `count 23 --shard
+/// 1234/2000` 1.00; but `count 20 --shard 3/10 -t 1` 1.013, 1.008, 1.007, 1.003, 1.012,
+/// 1.005, 1.011 and `count 25 --shard 123456/200000 -t 1` 1.005, 1.010. Groups of 8
+/// against 6: n = 24 0.994, 0.998, 0.994; n = 26 0.999, 1.000, 0.995; `estimate 28` 1.02
+/// and 1.03.
+pub const GROUP: usize = 6;
 /// Cache lines of the next west bucket a group asks for while it counts the current one
 /// (8 packed masks or 4 unpacked ones a line; see `isa::prefetch`). The hardware
 /// prefetcher follows a bucket only after its first misses, and a bucket holds 100-200
@@ -772,7 +784,9 @@ impl Shape<'_> {
             1 => self.count_m::<1>(pieces, members, v),
             2 => self.count_m::<2>(pieces, members, v),
             3 => self.count_m::<3>(pieces, members, v),
-            _ => self.count_m::<4>(pieces, members, v),
+            4 => self.count_m::<4>(pieces, members, v),
+            5 => self.count_m::<5>(pieces, members, v),
+            _ => self.count_m::<6>(pieces, members, v),
         }
     }
 
@@ -981,12 +995,14 @@ mod tests {
     use proptest::prelude::{any, prop_assert_eq};
 
     #[test]
-    fn groups_take_up_to_four_neighbours_whose_union_stays_near_the_widest() {
+    fn groups_take_up_to_six_neighbours_whose_union_stays_near_the_widest() {
         let frees = [
             0b1111,
             0b1111,
             0b0111,
-            0b1111, // four pieces: the group is full
+            0b1111,
+            0b1111,
+            0b1111, // six pieces: the group is full
             0b1111,
             0b1111_0000, // 8 bits of union against 4 + SLACK: a new group
             0b1111_0000,
@@ -1003,7 +1019,7 @@ mod tests {
             .collect();
         let mut groups = vec![(7, 7)];
         group(&cuts, &mut groups);
-        assert_eq!(groups, [(0, 4), (4, 5), (5, 8)]);
+        assert_eq!(groups, [(0, 6), (6, 7), (7, 10)]);
         group(&[], &mut groups);
         assert!(groups.is_empty());
     }
@@ -1065,7 +1081,7 @@ mod tests {
             });
         }
 
-        /// West lists long enough for groups (see `GROUP`, `DENSE`): up to four pieces
+        /// West lists long enough for groups (see `GROUP`, `DENSE`): up to six pieces
         /// visit the union of their buckets, some members not every bucket of it; whole,
         /// and as the three samples of a stride of 3, the count is the pair loop's.
         fn grouped_joins_equal_the_pair_loop(imp: Implementation) {

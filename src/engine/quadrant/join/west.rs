@@ -502,6 +502,8 @@ mod tests {
             [0; LANES],
             [0xFFFF_0000, 0, 0, 0x10],
             [0, 0xF0, 0, 0],
+            [0, 0, 0, 0xFF00_0000_0000_00FF],
+            [1, 2, 3, 4],
         ];
         let classes = [1, 2, 4, 8];
         let wide = classes.map(u64::from);
@@ -513,7 +515,7 @@ mod tests {
             for (i, (piece, want)) in pieces.iter_mut().zip(&mut wants).enumerate() {
                 let east = masks(
                     chunks as u64 + 7 + i as u64,
-                    [200, 256, 64, 130][i],
+                    [200, 256, 64, 130, 256, 17][i],
                     bits,
                     10,
                 );
@@ -566,10 +568,14 @@ mod tests {
                             (2, false) => run::<2>(p, b, c, spread_it, avx512, &ws, &wide),
                             (3, false) => run::<3>(p, b, c, spread_it, avx512, &ws, &wide),
                             (4, false) => run::<4>(p, b, c, spread_it, avx512, &ws, &wide),
+                            (5, false) => run::<5>(p, b, c, spread_it, avx512, &ws, &wide),
+                            (6, false) => run::<6>(p, b, c, spread_it, avx512, &ws, &wide),
                             (1, true) => run::<1>(p, b, c, true, avx512, &packed, &wide),
                             (2, true) => run::<2>(p, b, c, true, avx512, &packed, &wide),
                             (3, true) => run::<3>(p, b, c, true, avx512, &packed, &wide),
-                            _ => run::<4>(p, b, c, true, avx512, &packed, &wide),
+                            (4, true) => run::<4>(p, b, c, true, avx512, &packed, &wide),
+                            (5, true) => run::<5>(p, b, c, true, avx512, &packed, &wide),
+                            _ => run::<6>(p, b, c, true, avx512, &packed, &wide),
                         }
                     };
                     for m in 1..=GROUP {
