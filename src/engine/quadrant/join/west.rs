@@ -189,7 +189,7 @@ pub(super) trait WestEntry: Copy {
 pub(super) const CLASSES: usize = 4;
 
 /// Where a [`Packed`] mask's class begins: its top two bits, so that the west loop reads
-/// the class with one shift and no mask (bits 56..62 stay 0). With the weights as words
+/// the class with one shift and no mask (bits 56 to 61 stay 0). With the weights as words
 /// (`classes: &[u64; CLASSES]`) the AVX-512 loop then multiplies by the class's weight
 /// straight from memory (`vpmuludq (classes, class, 8){1to4}`): 2 instructions a west
 /// mask for its weight instead of 5 (shift, mask, load, broadcast, multiply). Paired
@@ -366,8 +366,8 @@ isa::avx512_popcount_fn! {
                 let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
                 free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
             }
-            // Each lane's count is below 2^10 (4 pieces of 64) and a weight below 2^32: the
-            // low 32 bits multiply exactly.
+            // Each lane's count is below 2^9 (at most GROUP = 6 pieces of 64) and a weight
+            // below 2^32: the low 32 bits multiply exactly.
             let weight = _mm256_set1_epi64x(entry.weight(classes) as i64);
             pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
         }
