@@ -182,6 +182,9 @@ pub(super) trait WestEntry: Copy {
     fn mask(self) -> u64;
     /// The weight, from `classes` where the entry holds only a class.
     fn weight(self, classes: &[u64; CLASSES]) -> u64;
+    /// Whether the weight is read from a word of `classes` (so the AVX-512 loop broadcasts
+    /// the word into its multiply), not from a 32-bit field of the entry.
+    const FROM_CLASSES: bool;
 }
 
 /// Weights a packed join can tell apart (a set's west masks have at most three: its
@@ -207,6 +210,7 @@ impl WestEntry for (u64, u32) {
     fn weight(self, _: &[u64; CLASSES]) -> u64 {
         u64::from(self.1)
     }
+    const FROM_CLASSES: bool = false;
 }
 
 /// A spread west mask of at most [`PACKED_CHUNKS`] chunks with its weight's class in the
@@ -237,6 +241,7 @@ impl WestEntry for Packed {
     fn weight(self, classes: &[u64; CLASSES]) -> u64 {
         classes[(self.0 >> CLASS_SHIFT) as usize]
     }
+    const FROM_CLASSES: bool = true;
 }
 
 /// Calls `$f::<C, SPREAD, _>$args` for the `$chunks` and `$spread` given: 0..=11 chunks (64
@@ -354,7 +359,7 @@ isa::avx512_popcount_fn! {
         use isa::{words, ymm};
         use std::arch::x86_64::{
             _mm256_add_epi64, _mm256_andnot_si256, _mm256_mul_epu32, _mm256_popcnt_epi64,
-            _mm256_set1_epi64x, _mm256_setzero_si256,
+            _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setzero_si256,
         };
         // Four words as one 256-bit register (the compiler keeps them there).
         let valid = valid.map(|v| ymm(v));
@@ -367,12 +372,25 @@ isa::avx512_popcount_fn! {
                 free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
             }
             // Each lane's count is below 2^9 (at most GROUP = 6 pieces of 64) and a weight
-            // below 2^32: the low 32 bits multiply exactly.
-            let weight = _mm256_set1_epi64x(entry.weight(classes) as i64);
+            // below 2^32: the low 32 bits multiply exactly. A class's weight is a word,
+            // broadcast within the multiply (see CLASS_SHIFT); an entry's own 32-bit weight
+            // is broadcast as eight copies straight from memory, whose even ones the
+            // multiply reads (a 64-bit broadcast of it went through a register).
+            let weight = match from_classes(ws) {
+                true => _mm256_set1_epi64x(entry.weight(classes) as i64),
+                false => _mm256_set1_epi32(entry.weight(classes) as i32),
+            };
             pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
         }
         words(pairs).iter().sum()
     }
+}
+
+/// [`WestEntry::FROM_CLASSES`] of a list's entries (the loops take the list as `impl
+/// WestEntry`, which has no name to ask).
+#[inline(always)]
+fn from_classes<E: WestEntry>(_: &[E]) -> bool {
+    E::FROM_CLASSES
 }
 
 /// The east masks of the piece that clash with west mask `w`, per block: `base` ORed with
