@@ -186,7 +186,9 @@
 //! the AVX-512 west loop, groups of up to six pieces; see CHANGELOG.md), the same commands:
 //! n = 22 1.11 ns, 23 1.01, 24 0.99 (62.8 h), 25 0.76, 26 0.79 (0.56 CPU-years), 27 0.46,
 //! 28 0.75 (63.3 CPU-years); paired against the build before, n = 23 0.97, n = 24 0.98, n
-//! = 26 0.99, n = 28 about 0.95, n = 22 0.99-1.04. Above 0.8 ns: n = 22, 23 and 24.
+//! = 26 0.99, n = 28 about 0.95, n = 22 0.99-1.04. With an unpacked entry's weight then
+//! broadcast from memory too (14f72ae): n = 22 1.04 ns, n = 23 1.00. Above 0.8 ns: n = 22,
+//! 23 and 24.
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
