@@ -126,6 +126,8 @@ pub const PACK_FROM: usize = 1 << 18;
 /// against 6: n = 24 0.994, 0.998, 0.994; n = 26 0.999, 1.000, 0.995; `estimate 28` 1.02
 /// and 1.03.
 pub const GROUP: usize = 6;
+// `Shape::count` has an arm for each member count, 1 to 6: another GROUP needs others.
+const _: () = assert!(GROUP == 6, "Shape::count's arms are for 1 to 6 members");
 /// Cache lines of the next west bucket a group asks for while it counts the current one
 /// (8 packed masks or 4 unpacked ones a line; see `isa::prefetch`). The hardware
 /// prefetcher follows a bucket only after its first misses, and a bucket holds 100-200
