@@ -158,6 +158,72 @@ impl Frame {
         frames
     }
 
+    /// The frames of an even board by its border queens, a second alternative to
+    /// [`Rule::Even`] kept for its measurement (`border_frames_sampled` in the tests): the
+    /// queens of the first and last rows and columns (3 or 4 queens; a corner queen serves a
+    /// row and a column), as the backtracking engine's and the FPGA counts' pre-placement.
+    /// The 8 symmetries map the border onto itself, so one placement per orbit is counted
+    /// with the orbit's size as weight (every set E, [`Rule::Orbit`]). Exact (test
+    /// `border_frames_count_the_known_values`), but each frame leaves n - 4 rows or so, so a
+    /// board has about n^4 / 8 frames of C(n - 4, n/2 - 2) sets each: 7.0e8 sets at n = 22
+    /// against the plan's 3.5e5 (see the quadrant module doc for the measurement).
+    #[cfg(test)]
+    pub fn all_border(n: u32) -> Vec<Frame> {
+        assert!(
+            n.is_multiple_of(2) && n >= 6,
+            "border frames: even n >= 6, not {n}"
+        );
+        let n = n as usize;
+        let m = n - 1;
+        let mut frames = Vec::new();
+        // a: column of row 0's queen, b: column of row m's, c: row of column 0's, d: row
+        // of column m's. A corner queen is two of them at once: a = 0 exactly when c = 0.
+        for a in 0..n {
+            for b in 0..n {
+                for c in 0..n {
+                    for d in 0..n {
+                        let corners = [
+                            (a == 0, c == 0),
+                            (a == m, d == 0),
+                            (b == 0, c == m),
+                            (b == m, d == m),
+                        ];
+                        if corners.iter().any(|&(x, y)| x != y) {
+                            continue;
+                        }
+                        let mut pre = vec![(0, a), (m, b), (c, 0), (d, m)];
+                        pre.sort_unstable();
+                        pre.dedup();
+                        let attacks = |p: (usize, usize), q: (usize, usize)| {
+                            p.0 == q.0 || p.1 == q.1 || p.0.abs_diff(q.0) == p.1.abs_diff(q.1)
+                        };
+                        if (0..pre.len())
+                            .any(|i| (i + 1..pre.len()).any(|j| attacks(pre[i], pre[j])))
+                        {
+                            continue;
+                        }
+                        let mut images: Vec<Vec<(usize, usize)>> = Transform::ALL
+                            .iter()
+                            .map(|t| {
+                                let mut v: Vec<_> = pre.iter().map(|&q| t.apply(n, q)).collect();
+                                v.sort_unstable();
+                                v
+                            })
+                            .collect();
+                        if images.iter().any(|im| *im < pre) {
+                            continue;
+                        }
+                        images.sort_unstable();
+                        images.dedup();
+                        let qs = pre.iter().map(|&(r, c)| (r as u8, c as u8)).collect();
+                        frames.push(Frame::new(n, qs, Rule::Orbit(images.len() as u8)));
+                    }
+                }
+            }
+        }
+        frames
+    }
+
     /// The pre-placed queens (row, column), for the independent recount's test that it
     /// finds the same frames.
     #[cfg(test)]

@@ -290,6 +290,27 @@
 //! with two middle-column queens was 2x slower at n = 24 for the same reason: pre-placed
 //! queens away from the middle block few shared diagonals, while multiplying the sets.
 //!
+//! Nor frames from the border queens (`Frame::all_border`, exact; test
+//! `border_frames_sampled`, 2026-12-05, Intel Xeon model 167, one thread, no table for
+//! either, 3,000-4,000 sampled sets a scheme): the queens of the first and last rows and
+//! columns, one placement per orbit of the 8 symmetries, as the backtracking engine and the
+//! FPGA counts pre-place them. Every frame then leaves about n - 4 rows, so the sets
+//! multiply by about n^4 / 8 frames and their lists shrink to a few hundred patterns:
+//!
+//! | n | frames | sets (plan / border) | patterns a solution | pairs tested a solution | time |
+//! |---|---|---|---|---|---|
+//! | 16 | 3,206 | 6.5e3 / 2.8e6 | 0.67 / 4.6 | 126 / 23 | 36x |
+//! | 18 | 5,728 | 2.4e4 / 1.9e7 | 0.30 / 3.0 | 133 / 56 | 34x |
+//! | 20 | 9,522 | 9.3e4 / 1.2e8 | 0.12 / 1.6 | 104 / 129 | 31x |
+//! | 22 | 14,960 | 3.5e5 / 7.0e8 | 0.045 / 0.80 | 57 / 154 | 24x |
+//!
+//! At n = 22 every border set makes 18x the patterns a solution and tests 2.7x the pairs
+//! (its short lists share few key bits). The bound on what any frame scheme can win at
+//! even n is the symmetry left unused: the even rule achieves a factor of about 6.0, the
+//! square's group 8, so at most 25% fewer pairs at the same pruning (n = 22's 1.04 ns would
+//! become 0.78); the three schemes measured (middle columns, long diagonals, border) lose
+//! 2x to 30x instead, all by the same mechanism, more and smaller sets.
+//!
 //! Also tried and not kept (2026-12-05, Zen 4, a prototype): *the transpose for the
 //! solutions on one long diagonal.* Fact 2 uses a diagonal reflection only to move a long
 //! diagonal's queen; the reflection that fixes that queen cell by cell (the transpose for

@@ -609,6 +609,20 @@ mod tests {
         }
     }
 
+    /// One set counted and timed: tested pairs, solutions, seconds, patterns.
+    fn timed(f: &Frame, e: u32, table: Option<&QuadrantTable>, scratch: &mut Scratch) -> [f64; 4] {
+        let clock = std::time::Instant::now();
+        let r = f.count_set(e, table, scratch);
+        let secs = clock.elapsed().as_secs_f64();
+        [r.tested as f64, r.solutions as f64, secs, r.patterns as f64]
+    }
+
+    fn add(sum: &mut [f64; 4], x: [f64; 4]) {
+        for (s, x) in sum.iter_mut().zip(x) {
+            *s += x;
+        }
+    }
+
     /// Sampled total tested pairs, solutions and seconds of a scheme's frames.
     fn sampled(
         frames: &[Frame],
@@ -634,19 +648,15 @@ mod tests {
                 continue;
             }
             let k = ((samples as f64 * c.len() as f64 / total_sets as f64).ceil() as usize).max(1);
-            let (mut t, mut so, mut se, mut pa) = (0.0, 0.0, 0.0, 0.0);
+            let mut sum = [0.0; 4];
             for _ in 0..k {
                 x = x
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let e = c[(x >> 33) as usize % c.len()];
-                let clock = std::time::Instant::now();
-                let r = f.count_set(e, table, &mut scratch);
-                se += clock.elapsed().as_secs_f64();
-                t += r.tested as f64;
-                so += r.solutions as f64;
-                pa += r.patterns as f64;
+                add(&mut sum, timed(f, e, table, &mut scratch));
             }
+            let [t, so, se, pa] = sum;
             let scale = c.len() as f64 / k as f64;
             tested += t * scale;
             sols += so * scale;
@@ -656,16 +666,101 @@ mod tests {
         (tested, sols, secs, pats, total_sets as f64)
     }
 
+    /// The board (EXP_N), the sets to sample (EXP_K) and the board's known total.
+    fn experiment() -> (u32, usize, f64) {
+        let n: u32 = std::env::var("EXP_N").unwrap().parse().unwrap();
+        let k: usize = std::env::var("EXP_K").unwrap().parse().unwrap();
+        (n, k, known::lookup(n).unwrap().total as f64)
+    }
+
     #[test]
     #[ignore]
     fn long_frames_sampled() {
-        let n: u32 = std::env::var("EXP_N").unwrap().parse().unwrap();
-        let k: usize = std::env::var("EXP_K").unwrap().parse().unwrap();
-        let q = known::lookup(n).unwrap().total as f64;
+        let (n, k, q) = experiment();
         for (name, frames) in [("old", Frame::all(n)), ("long", Frame::all_long(n))] {
             let r = sampled(&frames, k, None, 7);
             println!("n={n} {name}: sets {:.3e} sols/Q {:.3} tested/sol {:.1} patterns/sol {:.4} ns/sol {:.2} frames {}",
                 r.4, r.1 / q, r.0 / q, r.3 / q, r.2 * 1e9 / q, frames.len());
+        }
+    }
+
+    /// [`sampled`] for schemes with too many sets to list: `samples` sets drawn uniformly
+    /// from all of them (a frame by its share of the sets, then a random E of it).
+    fn sampled_uniform(frames: &[Frame], samples: usize, seed: u64) -> (f64, f64, f64, f64, f64) {
+        let binom = |m: u64, k: u64| (0..k).fold(1u64, |acc, i| acc * (m - i) / (i + 1));
+        let sizes: Vec<u64> = frames
+            .iter()
+            .map(|f| binom(f.rows.len() as u64, u64::from(f.east_queens())))
+            .collect();
+        let total: u64 = sizes.iter().sum();
+        let mut scratch = Scratch::new(Isa::best());
+        let mut sum = [0.0; 4];
+        let mut x = seed;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        for _ in 0..samples {
+            let mut pick = next() % total;
+            let fi = sizes
+                .iter()
+                .position(|&s| {
+                    let here = pick < s;
+                    pick = pick.wrapping_sub(s);
+                    here
+                })
+                .unwrap();
+            let f = &frames[fi];
+            // A random k-subset of the m rows: the first k of a shuffle.
+            let m = f.rows.len();
+            let mut idx: Vec<u32> = (0..m as u32).collect();
+            for i in 0..f.east_queens() as usize {
+                let j = i + (next() % (m - i) as u64) as usize;
+                idx.swap(i, j);
+            }
+            let e = idx[..f.east_queens() as usize]
+                .iter()
+                .fold(0u32, |a, &i| a | 1 << i);
+            add(&mut sum, timed(f, e, None, &mut scratch));
+        }
+        let [tested, sols, secs, pats] = sum;
+        let scale = total as f64 / samples as f64;
+        (
+            tested * scale,
+            sols * scale,
+            secs * scale,
+            pats * scale,
+            total as f64,
+        )
+    }
+
+    #[test]
+    fn border_frames_count_the_known_values() {
+        // Every set of every border frame (Frame::all_border), n = 6..12: the known totals.
+        let mut scratch = Scratch::default();
+        for n in [6u32, 8, 10, 12] {
+            let mut total = 0u128;
+            for f in Frame::all_border(n) {
+                for e in sets(f.rows.len() as u32, f.east_queens()) {
+                    total += u128::from(f.count_set(e, None, &mut scratch).solutions);
+                }
+            }
+            assert_eq!(total, known::lookup(n).unwrap().total, "n = {n}");
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn border_frames_sampled() {
+        let (n, k, q) = experiment();
+        let plan = sampled(&Frame::all(n), k, None, 7);
+        let border_frames = Frame::all_border(n);
+        let border = sampled_uniform(&border_frames, k, 7);
+        for (name, r, frames) in [("plan", plan, 1), ("border", border, border_frames.len())] {
+            println!("n={n} {name}: sets {:.3e} sols/Q {:.3} tested/sol {:.1} patterns/sol {:.4} ns/sol {:.2} frames {frames}",
+                r.4, r.1 / q, r.0 / q, r.3 / q, r.2 * 1e9 / q);
         }
     }
 
