@@ -257,6 +257,7 @@ impl Frame {
         // Two bits to count: two tests rather than a popcount, which a portable build does
         // in a dozen operations (this loop was 13% of n = 18).
         let on_long = |w: u64| usize::from(w & anti != 0) + usize::from(w & main != 0);
+        scratch.weights = weights;
         let masks = west_masks.as_slice();
         let swap = Swap::pays(self.n, scratch.east.len(), masks.len(), weights);
         #[cfg(test)]
@@ -289,6 +290,8 @@ pub struct Scratch {
     east: MaskList,
     west: Vec<(u64, u32)>,
     west_masks: MaskList,
+    /// The weights of the west masks by the long diagonals they take (none, one, both).
+    weights: [u32; 3],
     /// The lists with their roles swapped, where that pays ([`Swap`]).
     swap: Swap,
     /// Whether to swap every set's lists or none, whatever pays (tests: no set below n =
@@ -309,9 +312,15 @@ impl Scratch {
     }
 
     /// The joiner and the two lists it takes for the set [`Frame::prepare_part`] left:
-    /// (east, west) as made, or swapped where that pays ([`Swap`]).
+    /// (east, west) as made, or swapped where that pays ([`Swap`]); the joiner knows the
+    /// weights of the streamed list.
     fn oriented(&mut self) -> (&mut Joiner, &[u64], &[(u64, u32)]) {
         let (sliced, streamed) = self.swap.lists(&self.east, &self.west);
+        let weights = match self.swap.on {
+            true => [Swap::repeats(self.weights).0; 3],
+            false => self.weights,
+        };
+        self.joiner.expect_weights(Some(&weights));
         (&mut self.joiner, sliced, streamed)
     }
 
