@@ -314,7 +314,40 @@ pub struct HalfScratch {
     isa: Isa,
     north: Vec<Partial>,
     south: Vec<Partial>,
+    /// The counting sort's output and counters ([`sort_by_cols`]).
+    sorted: Vec<Partial>,
+    counts: Vec<usize>,
     quarters: Quarters,
+}
+
+/// Sorts `items` by `key`, a subset of the columns `all`, through `spare` (a counting sort
+/// on the column set, at most 2^14 buckets at n = 28): where the quadrants are searched
+/// (n >= 24 in shards), `sort_unstable_by_key` here was 2.3% of `count 24 --shard
+/// 473/20000 -t 1` (perf). Stable, so the order within a column set is the search's.
+fn sort_by_cols(
+    items: &mut Vec<Partial>,
+    spare: &mut Vec<Partial>,
+    counts: &mut Vec<usize>,
+    all: u64,
+    key: impl Fn(&Partial) -> u64,
+) {
+    let buckets = all as usize + 1;
+    counts.clear();
+    counts.resize(buckets + 1, 0);
+    for p in items.iter() {
+        counts[key(p) as usize + 1] += 1;
+    }
+    for b in 0..buckets {
+        counts[b + 1] += counts[b];
+    }
+    spare.clear();
+    spare.resize(items.len(), Partial::default());
+    for p in items.iter() {
+        let at = &mut counts[key(p) as usize];
+        spare[*at] = *p;
+        *at += 1;
+    }
+    std::mem::swap(items, spare);
 }
 
 impl HalfScratch {
@@ -380,8 +413,9 @@ impl Half {
         // Pair north and south placements with complementary column sets: sort the north
         // ones by their complement and the south ones by their columns, then walk both.
         let all = self.cols;
-        scratch.north.sort_unstable_by_key(|p| all ^ p.cols);
-        scratch.south.sort_unstable_by_key(|p| p.cols);
+        let (sorted, counts) = (&mut scratch.sorted, &mut scratch.counts);
+        sort_by_cols(&mut scratch.north, sorted, counts, all, |p| all ^ p.cols);
+        sort_by_cols(&mut scratch.south, sorted, counts, all, |p| p.cols);
         let before = out.len();
         isa::dispatch!(
             scratch.isa.v3_twin() => self.merge_v3(scratch, out);
