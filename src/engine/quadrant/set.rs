@@ -320,7 +320,7 @@ impl Scratch {
             true => [Swap::repeats(self.weights).0; 3],
             false => self.weights,
         };
-        self.joiner.expect_weights(Some(&weights));
+        self.joiner.expect_weights(&weights);
         (&mut self.joiner, sliced, streamed)
     }
 

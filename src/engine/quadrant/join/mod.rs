@@ -500,19 +500,17 @@ impl Joiner {
     }
 
     /// Tells the joins that follow which weights their west lists hold (at most
-    /// [`CLASSES`]; repeated and unused ones allowed), or None: each packed join then reads
-    /// its west list once to find them, a pass over millions of masks at n >= 24 (2% of
-    /// `count 24 --shard 473/20000 -t 1`).
+    /// [`CLASSES`]; repeated and unused ones allowed). Until it is told, each packed join
+    /// reads its west list once to find them, a pass over millions of masks at n >= 24 (2%
+    /// of `count 24 --shard 473/20000 -t 1`).
     ///
     /// # Panics
     /// If more than [`CLASSES`] weights are given. A weight of a west list that is not
     /// among them panics in its sort.
-    pub fn expect_weights(&mut self, weights: Option<&[u32]>) {
-        self.expected = weights.map(|w| {
-            let mut classes = [0; CLASSES];
-            classes[..w.len()].copy_from_slice(w);
-            classes
-        });
+    pub fn expect_weights(&mut self, weights: &[u32]) {
+        let mut classes = [0; CLASSES];
+        classes[..weights.len()].copy_from_slice(weights);
+        self.expected = Some(classes);
     }
 
     /// Whether `west` has at most [`CLASSES`] distinct weights; if so they are in
