@@ -126,19 +126,9 @@ impl Frame {
             }
         }
         for pre in configs {
-            let key = |t: &Transform| {
-                let mut v: Vec<(usize, usize)> = pre.iter().map(|&q| t.apply(n, q)).collect();
-                v.sort_unstable();
-                v
-            };
-            let mut me = pre.clone();
-            me.sort_unstable();
-            let mut images: Vec<Vec<(usize, usize)>> = Transform::ALL.iter().map(key).collect();
-            if images.iter().any(|im| *im < me) {
+            let Some(orbit) = orbit_size(n, &pre) else {
                 continue;
-            }
-            images.sort_unstable();
-            images.dedup();
+            };
             let on_main = pre.iter().any(|&(r, c)| r == c);
             let on_anti = pre.iter().any(|&(r, c)| r + c == m);
             let avoid = (
@@ -149,7 +139,7 @@ impl Frame {
             let rule = if pre.is_empty() {
                 Rule::Centre
             } else {
-                Rule::Orbit(images.len() as u8)
+                Rule::Orbit(orbit)
             };
             let mut f = Frame::new(n, qs, rule);
             f.avoid = avoid;
@@ -202,21 +192,11 @@ impl Frame {
                         {
                             continue;
                         }
-                        let mut images: Vec<Vec<(usize, usize)>> = Transform::ALL
-                            .iter()
-                            .map(|t| {
-                                let mut v: Vec<_> = pre.iter().map(|&q| t.apply(n, q)).collect();
-                                v.sort_unstable();
-                                v
-                            })
-                            .collect();
-                        if images.iter().any(|im| *im < pre) {
+                        let Some(orbit) = orbit_size(n, &pre) else {
                             continue;
-                        }
-                        images.sort_unstable();
-                        images.dedup();
+                        };
                         let qs = pre.iter().map(|&(r, c)| (r as u8, c as u8)).collect();
-                        frames.push(Frame::new(n, qs, Rule::Orbit(images.len() as u8)));
+                        frames.push(Frame::new(n, qs, Rule::Orbit(orbit)));
                     }
                 }
             }
@@ -335,6 +315,28 @@ impl Frame {
         }
         starts
     }
+}
+
+/// The number of distinct images of the queens `pre` under the 8 symmetries, or None
+/// unless `pre` (as a sorted set) is the smallest of them: the experiments' frames keep one
+/// placement per orbit, weighted by its size.
+#[cfg(test)]
+fn orbit_size(n: usize, pre: &[(usize, usize)]) -> Option<u8> {
+    let sorted = |mut v: Vec<(usize, usize)>| {
+        v.sort_unstable();
+        v
+    };
+    let me = sorted(pre.to_vec());
+    let mut images: Vec<Vec<(usize, usize)>> = Transform::ALL
+        .iter()
+        .map(|t| sorted(pre.iter().map(|&q| t.apply(n, q)).collect()))
+        .collect();
+    if images.iter().any(|im| *im < me) {
+        return None;
+    }
+    images.sort_unstable();
+    images.dedup();
+    Some(images.len() as u8)
 }
 
 fn sorted_pair(a: (usize, usize), b: (usize, usize)) -> [(usize, usize); 2] {
