@@ -60,6 +60,26 @@
 //! that halves the pairs of those sets; past 131,072 east masks (most sets of n >= 24) it
 //! still measured slower.
 //!
+//! Measured and not kept (2026-12-05 evening, Intel Xeon model 167, which has AVX-512
+//! BF16/FP16, so a Sapphire Rapids class core): *512-bit pairs of pieces.* The chunk tables
+//! of pieces 2p and 2p + 1 of a group interleaved, entry v of both in one 64-byte line, so
+//! that where both pieces visit a bucket the west loop reads and ORs both entries as one
+//! 512-bit register (`vporq`/`vpternlogq` from memory), and a lone piece its 256-bit half.
+//! Timed alone (5 chunks, tables in L1, ns a west mask): six pieces 5.3-5.6 against
+//! 3.9-4.4 as three pairs, four 3.2-3.3 against 2.6-2.8, two 1.8-1.9 against 1.7, one 1.26
+//! against 1.76 as a half-empty pair (hence lone pieces stayed 256-bit). But the joins
+//! read few west masks for a whole pair: counting each bucket visit's west masks by its
+//! members, a pair both of whose pieces visit held 44% of the piece-reads at n = 24 and
+//! 43% at n = 26 (`count 24 --shard 473/20000`, `count 26 --shard 162680/420000`), and at
+//! n = 22 and 23 the sparse joins' lone pieces held 83-85% of all reads. Paired (both
+//! builds at once, one per core, cores swapped, identical shard files): the n = 24 shard
+//! 0.998, 0.984, 0.995, the n = 26 shard 0.979, 0.981, but `count 22 --shard 77/200 -t 1`
+//! 1.043 and 1.044 (1.034 and 1.039 with pairs only in the dense joins): the interleaved
+//! tables cost a lone piece twice the lines (the table build `double_v3` +35% of its
+//! samples at n = 22), and Intel cores run 512-bit instructions on two vector ports where
+//! 256-bit ones have three, which the 256-bit loops around them may pay too (not measured
+//! apart). Not kept.
+//!
 //! # Files
 //!
 //! This file has the API ([`Joiner`]: join, sample, keep) and the run of a join over its
