@@ -159,13 +159,39 @@ const _: () = assert!(GROUP == 6, "Shape::count's arms are for 1 to 6 members");
 /// 6 at n = 26 +1% and +2%.
 const PREFETCH_LINES: usize = 6;
 /// Joins whose west buckets hold fewer masks than this on average, or whose west list is
-/// shorter than their east list, keep the pieces in twos of one range instead of groups:
+/// shorter than their east list (unless its buckets are long, see [`SPARSE_BELOW`]), keep
+/// the pieces in twos of one range instead of groups ([`is_sparse`]):
 /// there a bucket holds one or two west masks and the shared reads save little, while the
 /// group loop's per-bucket work made `count 25 --shard 123456/200000` 8-16% slower and
 /// `count 23 --shard 1234/2000` 5-11% (Zen 4, paired). With this rule odd boards measured
 /// +1% to +2% at n = 23 and 27 and +2.5% to +10% at n = 25 against the build before groups;
 /// without its second half, +3% to +18% at n = 25 and +6% to +8% at n = 27.
 const DENSE: usize = 8;
+/// A join whose west list is shorter than its east list is still grouped where its west
+/// buckets hold this many masks or more on average ([`is_sparse`]). The rule for shorter
+/// west lists was made for odd boards, whose frames' west lists are a fifth of their east
+/// lists and whose buckets hold 20-30 west masks; but even boards from n = 26 have sets
+/// whose two lists are both a few million masks long, the west one a little shorter, and
+/// there a bucket of a 16-bit key holds 64-128 west masks, where groups pay as they do
+/// for longer west lists. Keys below 16 bits stop while the east buckets hold 64 masks
+/// (`key::MIN_BUCKET`), so below n = 26 no join with the shorter west list reaches 64.
+/// Measured (Intel Xeon model 167, 2026-12-05, both builds at once, one per core, cores
+/// swapped, identical shard files): `count 26 --shard 162680/420000 -t 1` 0.950 and 0.950
+/// (the same with 32; 256: 0.95 of the old rule's time against 1.00); random shards of n
+/// = 26 (K = 388857, 144422, 334626 of 420,000) 0.997-1.000, 0.998-1.002 and 0.993-0.996;
+/// `estimate 26 -t 1 --sample 12 --seconds 0`, seeds 1 and 2, 0.999 and 1.018 of the CPU;
+/// n = 28 shards 11112707 and 824790 of 20,060,045 1.004, 1.006 and 1.002, 0.998; and
+/// below n = 26, where nothing changes, n = 22 to 25 and 27 within 0.5% (16 instead:
+/// `count 25 --shard 123456/200000` 1.078 and 1.073).
+const SPARSE_BELOW: usize = 64;
+
+/// Whether a join of `east` and `west` masks with a key of `k` bits keeps its pieces in
+/// twos of one range ([`DENSE`], [`SPARSE_BELOW`]) rather than in groups ([`GROUP`]).
+fn is_sparse(east: usize, west: usize, k: usize) -> bool {
+    let per_bucket = west >> k;
+    per_bucket < DENSE || (west < east && per_bucket < SPARSE_BELOW)
+}
+
 /// How many key bits a group's union may have beyond its widest member's: the union's
 /// submasks are listed to find the buckets (a bucket no member visits costs a few
 /// instructions and no memory), so a member whose free bits differ much from the others'
@@ -484,7 +510,7 @@ impl Joiner {
         // Groups pay where the buckets are long; where they hold a few masks (odd boards'
         // frames, whose west lists are shorter than their east lists) the pieces go in twos
         // of the same range as before groups, which measured faster there (see GROUP).
-        arranged.sparse = west.len() >> k < DENSE || west.len() < east.len();
+        arranged.sparse = is_sparse(east.len(), west.len(), k);
         if arranged.sparse {
             arranged.pieces = self
                 .ranges
@@ -1065,6 +1091,24 @@ mod tests {
         assert_eq!(groups, [(0, 6), (6, 7), (7, 10)]);
         group(&[], &mut groups);
         assert!(groups.is_empty());
+    }
+
+    /// Worked sizes of the sets the rule is about (mean list lengths per set; see
+    /// `quadrant` module doc): odd boards' frames keep their twos, even boards' sets with the
+    /// longer west list are grouped, and so are the n = 26 sets whose two lists are both
+    /// millions long, the west one a little shorter.
+    #[test]
+    fn joins_are_grouped_where_their_west_buckets_are_long() {
+        // n = 23: 74,000 east and 13,000 west masks, 9 key bits (25 west masks a bucket).
+        assert!(is_sparse(74_000, 13_000, 9));
+        // n = 22 and 24: longer west lists, 11 and 16 key bits.
+        assert!(!is_sparse(81_000, 240_000, 11));
+        assert!(!is_sparse(550_000, 2_000_000, 16));
+        // n = 26, both lists long: 16 key bits, 68 or 61 west masks a bucket.
+        assert!(!is_sparse(4_600_000, 4_450_000, 16));
+        assert!(is_sparse(4_600_000, 4_000_000, 16));
+        // A few west masks a bucket: twos whichever list is longer.
+        assert!(is_sparse(100_000, 1_000_000, 17));
     }
 
     /// A small deterministic generator (xorshift), so the test needs no crate: `count`
