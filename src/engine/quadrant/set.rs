@@ -394,9 +394,14 @@ impl Swap {
     /// Longest east list swapped. Measured (Zen 4, paired): with every set swapped, `count
     /// 24 --shard 473/20000 -t 1` took 1.14 times as long as the build before (the sparse
     /// pieces in twos and keys chosen for a short streamed list; groups of pieces there
-    /// measured 5% slower still); with sets up to this bound swapped, 0.99 (0.999 up to
-    /// 2^18); `count 22 --shard 77/200` took the same time as with no upper bound.
-    const STREAMED_MOST: usize = 1 << 17;
+    /// measured 5% slower still); with sets up to 2^17 swapped, 0.99 (0.999 up to 2^18);
+    /// `count 22 --shard 77/200` took the same time as with no upper bound. 2^19 since
+    /// (Intel Xeon model 167, 2026-12-05, paired, against 2^17): the random n = 24 shards
+    /// `count 24 --shard K/20000 -t 1` whose sets it changes, K = 17776 0.989 and 0.985, K
+    /// = 13704 0.984 and 0.995, K = 473 0.999 and 1.002 (2^18 at K = 17776: 0.994, 0.999;
+    /// 2^20: 1.023, 1.026); K = 9428 and 12273, n = 25 and n = 26 (K = 388857, 162680)
+    /// have no set it changes. Sets this long are found from n = 24 on.
+    const STREAMED_MOST: usize = 1 << 19;
     /// Longest list swapped (with its repeats): 32 MiB, and as much again for its sorted
     /// copy. A swapped set holds 24 more bytes per east pattern than [`EAST_BYTES`] (its
     /// copy with a weight, sorted) and as many per west pattern as [`WEST_BYTES`] (two
@@ -890,14 +895,16 @@ mod tests {
         let w = [2, 2, 4];
         // n = 22's mean set (7.4e4 east, 2.5e5 west patterns) is swapped, and from n = 22
         // a set the size of n = 20's mean (1.1e4 and 3.6e4); at n = 20 not. n = 24's mean
-        // set (5.8e5 and 1.8e6) is not, nor a west list shorter than its east list, nor
-        // one whose repeats would pass 4 million masks.
+        // set (5.8e5 and 1.8e6) is not, but a smaller n = 24 set (3e5 and 9e5) is; nor a
+        // west list shorter than its east list, nor one whose repeats would pass 4
+        // million masks.
         assert!(Swap::pays(22, 74_000, 250_000, w));
         assert!(Swap::pays(22, 11_000, 36_000, w));
         assert!(!Swap::pays(20, 11_000, 36_000, w));
         assert!(Swap::pays(20, 40_000, 120_000, w));
         assert!(!Swap::pays(22, 3_000, 36_000, w));
         assert!(!Swap::pays(22, 580_000, 1_800_000, w));
+        assert!(Swap::pays(24, 300_000, 900_000, w));
         assert!(!Swap::pays(22, 100_000, 90_000, w));
         assert!(!Swap::pays(22, 100_000, 2_500_000, w));
         assert!(Swap::pays(22, 100_000, 2_000_000, w));

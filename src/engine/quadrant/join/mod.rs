@@ -53,12 +53,12 @@
 //! what [`greedy_key`](key::greedy_key) does, since it keeps the buckets and chunk tables
 //! as they are.
 //!
-//! Kept since (2026-12-05, Zen 4) for the sets where it pays: a set of 32,768 to 131,072
-//! east patterns with a longer west list is joined with the roles swapped (`set::Swap`,
-//! the west weights moved into the cut list by repeating its masks), so that the east
-//! list streamed past the pieces is short but its buckets are not nearly empty. At n = 22
-//! that halves the pairs of those sets; past 131,072 east masks (most sets of n >= 24) it
-//! still measured slower.
+//! Kept since (2026-12-05, Zen 4) for the sets where it pays: a set of 32,768 (4,096 from
+//! n = 22) to 524,288 east patterns with a longer west list is joined with the roles
+//! swapped (`set::Swap`, the west weights moved into the cut list by repeating its masks),
+//! so that the east list streamed past the pieces is short but its buckets are not nearly
+//! empty. At n = 22 that halves the pairs of those sets; past about a million east masks
+//! (most sets of n >= 26) it still measured slower.
 //!
 //! Measured and not kept (2026-12-05 evening, Intel Xeon model 167, which has AVX-512
 //! BF16/FP16, so a Sapphire Rapids class core): *512-bit pairs of pieces.* The chunk tables
