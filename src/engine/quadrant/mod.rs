@@ -208,6 +208,14 @@
 //! CPU, the n = 24 shard 0.972, 0.977 and 0.976, n = 20 to 23 0.2-0.7% above (within this
 //! method's noise of about 1%). The machine, not the code, moved the unpaired figures 1-3%.
 //!
+//! The session after (e7e5c8d, same machine; the table not rerun) changed two rules of
+//! which sets go which way, each measured paired on random shards as well as the usual
+//! ones: joins whose west buckets average 64 masks or more are grouped even where the
+//! west list is the shorter (`join::SPARSE_BELOW`: the n = 26 shard above 0.942 and 0.945,
+//! random n = 26 and 28 shards unchanged), and sets of up to 524,288 east patterns are
+//! joined swapped (`set::Swap`: n = 24 shards holding such sets 0.98-0.995). 512-bit pairs
+//! of pieces were measured and not kept (`join`'s doc).
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per
