@@ -213,7 +213,7 @@
 //! ones: joins whose west buckets average 64 masks or more are grouped even where the
 //! west list is the shorter (`join::SPARSE_BELOW`: the n = 26 shard above 0.942 and 0.945,
 //! random n = 26 and 28 shards unchanged), and sets of up to 524,288 east patterns are
-//! joined swapped (`set::Swap`: n = 24 shards holding such sets 0.98-0.995). 512-bit pairs
+//! joined swapped (`set::Swap`: n = 24 shards holding such sets 0.98-1.00). 512-bit pairs
 //! of pieces were measured and not kept (`join`'s doc).
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
