@@ -210,7 +210,8 @@ pub(super) fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32, trie: &mut 
     if east.len() < KEY_FROM {
         return Key::default(); // sorting would cost more than it saves
     }
-    // The sparse rule is the join's own (`Arranged::sparse`), on the lengths alone.
+    // The lengths' half of the join's sparse rule (`is_sparse`): a shorter west list takes
+    // the shorter key even where its long buckets then get grouped (`SPARSE_BELOW`).
     let sparse = west.len() < east.len();
     let per_bucket = |bits: u32| {
         if bits < WIDE_FROM {
