@@ -102,7 +102,8 @@ use key::{chunk_split, key_bits, BitOrder, Key, KeyTable, Trie};
 use layout::sort_pext;
 use layout::{sort_lists, subset_sums, SortBuffers, Sorting};
 use west::{
-    count_west, entry, spread, ChunkTable, Packed, Piece, CLASSES, PACKED_CHUNKS, SPREAD_CHUNKS,
+    count_west, entry, spread, Buckets, ChunkTable, One, Packed, Piece, WestEntry, CLASSES,
+    PACKED_CHUNKS, SPREAD_CHUNKS,
 };
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
@@ -687,16 +688,16 @@ impl Joiner {
                     let fa = free_bits(&keys, full, ma);
                     pieces[0].build(ma, a.span(), chunks, isa);
                     if mb.is_empty() {
-                        shape.visit(&pieces[..], &[0], fa, ma.len(), &mut stats);
+                        shape.visit(&pieces[..], [0], fa, ma.len(), &mut stats);
                         continue;
                     }
                     pieces[1].build(mb, a.span(), chunks, isa);
                     let fb = free_bits(&keys, full, mb);
                     if fb == fa {
-                        shape.visit(&pieces[..], &[0, 1], fa, two.len(), &mut stats);
+                        shape.visit(&pieces[..], [0, 1], fa, two.len(), &mut stats);
                     } else {
-                        shape.visit(&pieces[..], &[0], fa, ma.len(), &mut stats);
-                        shape.visit(&pieces[..], &[1], fb, mb.len(), &mut stats);
+                        shape.visit(&pieces[..], [0], fa, ma.len(), &mut stats);
+                        shape.visit(&pieces[..], [1], fb, mb.len(), &mut stats);
                     }
                 }
             }
@@ -881,8 +882,7 @@ impl Shape<'_> {
                 self.avx512,
                 tables,
                 valid,
-                &p[lo..hi],
-                &base,
+                &mut One(Some((&p[lo..hi], base))),
                 self.classes,
             ),
             None => count_west(
@@ -891,32 +891,9 @@ impl Shape<'_> {
                 self.avx512,
                 tables,
                 valid,
-                &self.west[lo..hi],
-                &base,
+                &mut One(Some((&self.west[lo..hi], base))),
                 self.classes,
             ),
-        }
-    }
-
-    /// Asks for the line of bucket v's first mask (as [`Shape::prefetch`] of one line, with
-    /// no loop: a sparse join's buckets hold a few masks, and it asks once a bucket).
-    /// Measured against that loop (Intel Xeon model 167, paired, same shard files): `count
-    /// 22 --shard 77/200 -t 1` 0.980, 0.985, 0.982 (its swapped sets' joins are sparse);
-    /// `count 23 --shard 1234/2000 -t 1` 0.996, 1.001, 0.992.
-    #[inline(always)]
-    fn prefetch_first(&self, v: usize) {
-        let at = self.west_start[v];
-        match self.packed {
-            Some(p) => {
-                if let Some(x) = p.get(at) {
-                    isa::prefetch(x);
-                }
-            }
-            None => {
-                if let Some(x) = self.west.get(at) {
-                    isa::prefetch(x);
-                }
-            }
         }
     }
 
@@ -941,30 +918,123 @@ impl Shape<'_> {
 
     /// A sparse join's pieces `members` (of `masks` east masks in all) against every west
     /// bucket whose key is within `free`, in descending order (`v = (v - 1) & free` lists
-    /// the submasks of `free`), the next bucket's first line asked for ahead.
+    /// the submasks of `free`), the next bucket's first line asked for ahead: the whole
+    /// visit in one west loop ([`Submasks`]).
     #[inline(always)]
-    fn visit(
+    fn visit<const M: usize>(
         &self,
         pieces: &[Piece],
-        members: &[usize],
+        members: [usize; M],
         free: usize,
         masks: usize,
         stats: &mut JoinStats,
     ) {
-        let mut v = free;
+        let mut tables: [&[ChunkTable]; M] = [&[]; M];
+        let mut keys: [&[ChunkTable]; M] = [&[]; M];
+        let mut valid: [&[u64; LANES]; M] = [&[0; LANES]; M];
+        for j in 0..M {
+            let piece = &pieces[members[j]];
+            (tables[j], keys[j]) = piece.tables.split_at(self.own);
+            valid[j] = piece.valid.first_chunk().expect("LANES words");
+        }
+        // The west list as the join keeps it: packed (always spread) or not.
+        let (pairs, read) = match self.packed {
+            Some(p) => self.visit_list(p, true, tables, valid, keys, free),
+            None => self.visit_list(self.west, self.spread, tables, valid, keys, free),
+        };
+        stats.pairs += pairs;
+        stats.tested += (masks * read) as u64;
+    }
+
+    /// [`Shape::visit`] on the west list `ws`: the pairs, and the west masks read.
+    #[inline(always)]
+    fn visit_list<E: WestEntry, const M: usize>(
+        &self,
+        ws: &[E],
+        spread: bool,
+        tables: [&[ChunkTable]; M],
+        valid: [&[u64; LANES]; M],
+        keys: [&[ChunkTable]; M],
+        free: usize,
+    ) -> (u64, usize) {
+        let mut buckets = Submasks::new(self, ws, keys, free);
+        let pairs = count_west(
+            self.own,
+            spread,
+            self.avx512,
+            tables,
+            valid,
+            &mut buckets,
+            self.classes,
+        );
+        (pairs, buckets.read)
+    }
+}
+
+/// The west buckets a sparse join's piece (or two pieces of the same free key bits)
+/// visits, for one west loop ([`Buckets`]): those whose key is within `free`, in descending
+/// order, each with its members' bases, the next bucket's first line asked for ahead.
+///
+/// A sparse join's bucket holds one or two west masks (n = 22 and 23: pieces of about 190
+/// east masks meet about 950 west masks over many nearly empty buckets), so what a bucket
+/// costs beyond its masks decides its time: with a call of the west loop per bucket, each
+/// paid the call, the loop's choice of copy, loading its registers and a final sum; now
+/// the bucket loop runs inside the west loop's copy. Measured (Intel Xeon model 167,
+/// 2026-12-05, both builds at once, one per core, cores swapped, identical shard files,
+/// `-t 1`): `count 22 --shard 77/200` 0.960, 0.959; `count 23 --shard 1234/2000` 0.974,
+/// 0.972; `count 24 --shard 9428/20000` 0.964, 0.960; `count 25 --shard 123456/200000`
+/// 0.964, 0.962; `count 26 --shard 388857/420000` 0.997 and `count 20 --shard 3/10` 0.986,
+/// 1.014 (their joins are grouped).
+///
+/// Prefetching the next bucket's first line only (no loop): measured against
+/// [`Shape::prefetch`]'s loop (Intel Xeon model 167, paired, same shard files): `count 22
+/// --shard 77/200 -t 1` 0.980, 0.985, 0.982 (its swapped sets' joins are sparse); `count 23
+/// --shard 1234/2000 -t 1` 0.996, 1.001, 0.992.
+struct Submasks<'a, E, const M: usize> {
+    shape: &'a Shape<'a>,
+    ws: &'a [E],
+    /// The members' key chunk tables (see [`Shape::base`]).
+    keys: [&'a [ChunkTable]; M],
+    free: usize,
+    /// The next bucket, or None after bucket 0.
+    v: Option<usize>,
+    /// West masks in the buckets counted so far.
+    read: usize,
+}
+
+impl<'a, E, const M: usize> Submasks<'a, E, M> {
+    #[inline(always)]
+    fn new(shape: &'a Shape<'a>, ws: &'a [E], keys: [&'a [ChunkTable]; M], free: usize) -> Self {
+        Submasks {
+            shape,
+            ws,
+            keys,
+            free,
+            v: Some(free),
+            read: 0,
+        }
+    }
+}
+
+impl<'a, E: WestEntry, const M: usize> Buckets<'a, E, M> for Submasks<'a, E, M> {
+    #[inline(always)]
+    fn next(&mut self) -> Option<(&'a [E], [[u64; LANES]; M])> {
+        let start = self.shape.west_start;
         loop {
-            if v != 0 {
-                self.prefetch_first((v - 1) & free);
+            let v = self.v?;
+            self.v = (v != 0).then(|| (v - 1) & self.free);
+            if let Some(x) = self.v.and_then(|next| self.ws.get(start[next])) {
+                isa::prefetch(x);
             }
-            let size = self.west_start[v + 1] - self.west_start[v];
-            if size > 0 {
-                stats.tested += (masks * size) as u64;
-                stats.pairs += self.count(pieces, members, v);
+            let (lo, hi) = (start[v], start[v + 1]);
+            if lo < hi {
+                self.read += hi - lo;
+                let mut base = [[0u64; LANES]; M];
+                for (b, keys) in base.iter_mut().zip(self.keys) {
+                    *b = self.shape.base(keys, v);
+                }
+                return Some((&self.ws[lo..hi], base));
             }
-            if v == 0 {
-                break;
-            }
-            v = (v - 1) & free;
         }
     }
 }

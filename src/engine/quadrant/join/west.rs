@@ -1,6 +1,6 @@
 //! A piece of the join and the loops over west masks: the east masks of a piece, transposed
 //! into bit slices ([`transpose64`]) and ORed into chunk tables ([`Piece`]), and the loop
-//! that counts, for each west mask of a bucket, the masks of 1 to 4 pieces it does not clash
+//! that counts, for each west mask of a bucket, the masks of 1 to 6 pieces it does not clash
 //! with ([`count_west`]: `count_west_plain`, AVX2 or portable popcounts, or
 //! `count_west_avx512`, AVX-512 `vpopcntq`), one copy per chunk count and spread.
 
@@ -177,7 +177,7 @@ pub(super) const PACKED_CHUNKS: usize = SPREAD_CHUNKS - 1;
 
 /// A west mask as a west loop reads it: its mask, and its weight given the join's table of
 /// weight classes.
-pub(super) trait WestEntry: Copy {
+pub(super) trait WestEntry: Copy + 'static {
     /// The mask (spread or not); bits the loop does not read may hold anything.
     fn mask(self) -> u64;
     /// The weight, from `classes` where the entry holds only a class.
@@ -253,8 +253,8 @@ macro_rules! pick_west_loop {
     };
     (@ $f:ident, $chunks:expr, $spread:expr, $args:tt; $($c:literal)*; $($s:literal)*) => {
         match ($chunks, $spread) {
-            $(($c, false) => $f::<$c, false, _> $args,)*
-            $(($s, true) => $f::<$s, true, _> $args,)*
+            $(($c, false) => $f::<$c, false, _, _> $args,)*
+            $(($s, true) => $f::<$s, true, _, _> $args,)*
             _ => unreachable!("masks have at most 64 bits: 11 chunks, 8 spread"),
         }
     };
@@ -281,44 +281,65 @@ macro_rules! pick_west_loop {
 /// differ.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn count_west<const M: usize>(
+pub(super) fn count_west<'x, const M: usize, E: WestEntry>(
     chunks: usize,
     spread: bool,
     avx512: Option<Avx512Popcount>,
     tables: [&[ChunkTable]; M],
     valid: [&[u64; LANES]; M],
-    ws: &[impl WestEntry],
-    base: &[[u64; LANES]; M],
+    buckets: &mut impl Buckets<'x, E, M>,
     classes: &[u64; CLASSES],
 ) -> u64 {
     isa::dispatch!(
-        avx512 => count_west_avx512_any(chunks, spread, tables, valid, ws, base, classes);
-        else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, ws, base, classes))
+        avx512 => count_west_avx512_any(chunks, spread, tables, valid, buckets, classes);
+        else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, buckets, classes))
     )
+}
+
+/// The west buckets a west loop counts, one after another: each bucket's masks and the
+/// base of each of the `M` pieces (the east masks of the piece that clash with every mask
+/// of the bucket, from the key chunks). A group's visit is one bucket ([`One`]); a sparse
+/// join's piece runs its whole visit in one call (`join::Submasks`), so that a bucket of
+/// one or two west masks does not pay a call, the loop's choice of copy, its registers'
+/// set-up and its final sum.
+pub(super) trait Buckets<'x, E: WestEntry, const M: usize> {
+    /// The next bucket, or None when all have been counted.
+    fn next(&mut self) -> Option<(&'x [E], [[u64; LANES]; M])>;
+}
+
+/// One bucket ([`Buckets`]).
+pub(super) struct One<'x, E, const M: usize>(pub(super) Option<(&'x [E], [[u64; LANES]; M])>);
+
+impl<'x, E: WestEntry, const M: usize> Buckets<'x, E, M> for One<'x, E, M> {
+    #[inline(always)]
+    fn next(&mut self) -> Option<(&'x [E], [[u64; LANES]; M])> {
+        self.0.take()
+    }
 }
 
 /// [`count_west`] with AVX2's or portable popcounts.
 #[inline(always)]
-fn count_west_plain<const C: usize, const SPREAD: bool, const M: usize>(
+fn count_west_plain<'x, const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
     tables: [&[ChunkTable]; M],
     valid: [&[u64; LANES]; M],
-    ws: &[impl WestEntry],
-    base: &[[u64; LANES]; M],
+    buckets: &mut impl Buckets<'x, E, M>,
     classes: &[u64; CLASSES],
 ) -> u64 {
     // Per-lane sums, added up once at the end: no horizontal sum per west mask.
     let mut pairs = [0u64; LANES];
-    for &entry in ws {
-        let weight = entry.weight(classes);
-        let mut free = [0u32; LANES];
-        for i in 0..M {
-            let clash = clash::<C, SPREAD>(tables[i], entry.mask(), &base[i]);
-            for ((f, x), v) in free.iter_mut().zip(&clash).zip(valid[i]) {
-                *f += (v & !x).count_ones();
+    while let Some((ws, base)) = buckets.next() {
+        for &entry in ws {
+            let weight = entry.weight(classes);
+            let mut free = [0u32; LANES];
+            for i in 0..M {
+                let clash = clash::<C, SPREAD>(tables[i], entry.mask(), &base[i]);
+                for ((f, x), v) in free.iter_mut().zip(&clash).zip(valid[i]) {
+                    *f += (v & !x).count_ones();
+                }
             }
-        }
-        for (p, f) in pairs.iter_mut().zip(free) {
-            *p += weight * u64::from(f);
+            for (p, f) in pairs.iter_mut().zip(free) {
+                *p += weight * u64::from(f);
+            }
         }
     }
     pairs.iter().sum()
@@ -328,16 +349,15 @@ isa::avx512_popcount_fn! {
     /// [`count_west`]'s AVX-512 half: the same choice of copy, each compiled with the
     /// AVX-512 features (a call between functions of the same features needs no `unsafe`).
     #[allow(clippy::too_many_arguments)]
-    fn count_west_avx512_any<const M: usize>(
+    fn count_west_avx512_any<'x, const M: usize, E: WestEntry>(
         chunks: usize,
         spread: bool,
         tables: [&[ChunkTable]; M],
         valid: [&[u64; LANES]; M],
-        ws: &[impl WestEntry],
-        base: &[[u64; LANES]; M],
+        buckets: &mut impl Buckets<'x, E, M>,
         classes: &[u64; CLASSES],
     ) -> u64 {
-        pick_west_loop!(count_west_avx512, chunks, spread, (tables, valid, ws, base, classes))
+        pick_west_loop!(count_west_avx512, chunks, spread, (tables, valid, buckets, classes))
     }
 }
 
@@ -349,11 +369,10 @@ isa::avx512_popcount_fn! {
     /// (-13%), same solutions and tested pairs. Written with intrinsics rather than by
     /// compiling the join for AVX-512: with those features LLVM turned the loop's table
     /// lookups into gathers, and the join ran 40% slower.
-    fn count_west_avx512<const C: usize, const SPREAD: bool, const M: usize>(
+    fn count_west_avx512<'x, const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
         tables: [&[ChunkTable]; M],
         valid: [&[u64; LANES]; M],
-        ws: &[impl WestEntry],
-        base: &[[u64; LANES]; M],
+        buckets: &mut impl Buckets<'x, E, M>,
         classes: &[u64; CLASSES],
     ) -> u64 {
         use isa::{words, ymm};
@@ -364,23 +383,26 @@ isa::avx512_popcount_fn! {
         // Four words as one 256-bit register (the compiler keeps them there).
         let valid = valid.map(|v| ymm(v));
         let mut pairs = _mm256_setzero_si256();
-        for &entry in ws {
-            let w = entry.mask();
-            let mut free = _mm256_setzero_si256();
-            for i in 0..M {
-                let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
-                free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
+        while let Some((ws, base)) = buckets.next() {
+            for &entry in ws {
+                let w = entry.mask();
+                let mut free = _mm256_setzero_si256();
+                for i in 0..M {
+                    let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
+                    free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
+                }
+                // Each lane's count is below 2^9 (at most GROUP = 6 pieces of 64) and a
+                // weight below 2^32: the low 32 bits multiply exactly. A class's weight is
+                // a word, broadcast within the multiply (see CLASS_SHIFT); an entry's own
+                // 32-bit weight is broadcast as eight copies straight from memory, whose
+                // even ones the multiply reads (a 64-bit broadcast of it went through a
+                // register).
+                let weight = match from_classes(ws) {
+                    true => _mm256_set1_epi64x(entry.weight(classes) as i64),
+                    false => _mm256_set1_epi32(entry.weight(classes) as i32),
+                };
+                pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
             }
-            // Each lane's count is below 2^9 (at most GROUP = 6 pieces of 64) and a weight
-            // below 2^32: the low 32 bits multiply exactly. A class's weight is a word,
-            // broadcast within the multiply (see CLASS_SHIFT); an entry's own 32-bit weight
-            // is broadcast as eight copies straight from memory, whose even ones the
-            // multiply reads (a 64-bit broadcast of it went through a register).
-            let weight = match from_classes(ws) {
-                true => _mm256_set1_epi64x(entry.weight(classes) as i64),
-                false => _mm256_set1_epi32(entry.weight(classes) as i32),
-            };
-            pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
         }
         words(pairs).iter().sum()
     }
@@ -578,7 +600,8 @@ mod tests {
                                 pieces[i].valid[..LANES].try_into().unwrap()
                             });
                             let base: [[u64; LANES]; M] = std::array::from_fn(|i| bases[i]);
-                            count_west(chunks, spread, avx512, tables, valid, ws, &base, classes)
+                            let mut one = One(Some((ws, base)));
+                            count_west(chunks, spread, avx512, tables, valid, &mut one, classes)
                         }
                         let (p, b, c) = (&pieces[..], &bases, chunks);
                         match (m, packed_too) {
