@@ -371,8 +371,8 @@ pub(crate) use avx512_popcount_fn;
 ///     else self.join_body(work, sample, stop)
 /// )
 /// isa::dispatch!(
-///     avx512 => count_west_avx512_any(chunks, spread, tables, valid, ws, base);
-///     else pick_west_loop!(count_west, chunks, spread, (tables, valid, ws, base))
+///     avx512 => count_west_avx512_any(chunks, spread, tables, valid, buckets, classes);
+///     else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, buckets, classes))
 /// )
 /// ```
 ///

@@ -260,9 +260,10 @@ macro_rules! pick_west_loop {
     };
 }
 
-/// The west loop: Σ over the west masks w of a bucket of weight(w) · (east masks of the
-/// `M` pieces that share no bit with w), each west mask read once for all `M` pieces (the
-/// members of a group that visit this bucket, see [`GROUP`](super::GROUP)).
+/// The west loop: Σ over the west masks w of the buckets `buckets` yields of weight(w) ·
+/// (east masks of the `M` pieces that share no bit with w), each west mask read once for
+/// all `M` pieces (the members of a group that visit the bucket, see
+/// [`GROUP`](super::GROUP), or the one or two pieces of a sparse join's visit).
 ///
 /// ```text
 /// for each west mask w:
