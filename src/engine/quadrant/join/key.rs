@@ -28,7 +28,9 @@ const WIDE_BUCKET: usize = 128;
 /// Zen 4, `count 24 --shard 4114/20000 -t 1`, one build with the target set from the
 /// environment, both runs at once, one per core, swapped): 32 a bucket (one more key bit)
 /// 1.05 of the CPU (4 rounds, 1.03-1.10), 16 a bucket 1.13 (2 rounds), 128 a bucket 0.996
-/// (4 rounds, 0.95-1.00: noise).
+/// (4 rounds, 0.95-1.00: noise). Again on an Intel Xeon model 167 (2026-12-06, after
+/// `join::Submasks`, paired): 32 a bucket, `count 24 --shard K/20000 -t 1` K = 9428 0.982,
+/// 0.990, K = 17776 1.033, 1.045, K = 473 1.075, 1.062; 128, K = 9428 1.063, 1.066.
 const MIN_BUCKET: usize = 64 * LANES;
 /// West masks a bucket keeps on average in a *sparse* join, one whose west list is shorter
 /// than its east list (odd boards' frames: a set of n = 23 joins about 74,000 east masks
@@ -52,6 +54,9 @@ const MIN_BUCKET: usize = 64 * LANES;
 /// CPU, 3% more pairs tested), hence the rule by west masks; this form: see CHANGELOG.md.
 /// Dense joins keep the east rule: at n = 22 (`count 22 --shard 77/200`) 256 east masks a
 /// bucket measured 1.00 and 0.99, 128 0.99 and 0.94, and at n = 24 see [`MIN_BUCKET`].
+/// Again (Intel Xeon model 167, 2026-12-06, paired): 64 instead, `count 23 --shard
+/// 1234/2000 -t 1` 0.98-1.00 but `count 25 --shard 123456/200000 -t 1` 1.036, 1.030; 16 and
+/// 128, n = 23 1.02-1.05.
 const SPARSE_WEST: usize = 32;
 
 /// Shorter east lists are joined unsorted: at n = 16 (a few hundred east masks per set)
@@ -250,7 +255,10 @@ pub(super) fn key_bits(east: &[u64], west: &[(u64, u32)], bits: u32, trie: &mut 
 }
 
 /// East lists from which the key is chosen level by level ([`greedy_key`]): from n = 24
-/// (n = 22 and 23 have few such sets; there it measured -2% pairs, the same time).
+/// (n = 22 and 23 have few such sets; there it measured -2% pairs, the same time). Again
+/// (Intel Xeon model 167, 2026-12-06, paired): 2^15, `count 23 --shard 1234/2000 -t 1`
+/// 1.099, 1.104 (n = 22 and 24 0.993-0.999); 2^19, `count 24 --shard 9428/20000 -t 1`
+/// 1.010, 1.015.
 const GREEDY_FROM: usize = 1 << 17;
 
 /// The key of a long join, chosen level by level on a sample (2,048 east and 512 west

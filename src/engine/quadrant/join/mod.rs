@@ -166,7 +166,9 @@ const PREFETCH_LINES: usize = 6;
 /// group loop's per-bucket work made `count 25 --shard 123456/200000` 8-16% slower and
 /// `count 23 --shard 1234/2000` 5-11% (Zen 4, paired). With this rule odd boards measured
 /// +1% to +2% at n = 23 and 27 and +2.5% to +10% at n = 25 against the build before groups;
-/// without its second half, +3% to +18% at n = 25 and +6% to +8% at n = 27.
+/// without its second half, +3% to +18% at n = 25 and +6% to +8% at n = 27. Again after
+/// [`Submasks`] (Intel Xeon model 167, 2026-12-06, paired): 4 or 16 instead, `count 22
+/// --shard 77/200 -t 1` 0.999-1.007.
 const DENSE: usize = 8;
 /// A join whose west list is shorter than its east list is still grouped where its west
 /// buckets hold this many masks or more on average ([`is_sparse`]). The rule for shorter
@@ -990,6 +992,12 @@ impl Shape<'_> {
 /// [`Shape::prefetch`]'s loop (Intel Xeon model 167, paired, same shard files): `count 22
 /// --shard 77/200 -t 1` 0.980, 0.985, 0.982 (its swapped sets' joins are sparse); `count 23
 /// --shard 1234/2000 -t 1` 0.996, 1.001, 0.992.
+///
+/// The buckets' masks gathered instead, and counted 256 at a time with the key chunks as
+/// chunks (a spread mask holds its bucket's key chunks): four masks copied from every
+/// bucket whatever its size, so no branch per bucket and no base. Measured and not kept
+/// (same machine, 2026-12-06, paired, same shard files): `count 22 --shard 77/200 -t 1`
+/// 1.087, 1.127; `count 23 --shard 1234/2000 -t 1` 1.031, 1.033.
 struct Submasks<'a, E, const M: usize> {
     shape: &'a Shape<'a>,
     ws: &'a [E],
