@@ -109,9 +109,11 @@ pub(crate) fn whole_list_bytes(n: u32) -> u64 {
 /// Whether building the quadrant table for n pays for itself in a run of about
 /// `cpu_seconds` of counting on `threads` threads (a shard of the plan, say).
 ///
-/// Only the h = 12 table (n = 24, 25) can fail to. Building it walks 633 million
-/// placements twice on one core and writes 5 GB: 24-28 s of wall time on a Zen 4 core
-/// (2026-12-05), the other threads idle. Whether it then saves anything depends on n,
+/// Only the h = 12 table (n = 24, 25) can fail to. Building it finds 633 million
+/// placements on one core and writes 5 GB: 10.2-10.5 s of wall time on an Intel Xeon model
+/// 167 core (2026-12-06, row set by row set: `QuadrantTable::build_until`; the build
+/// before, two walks of the whole square, took 28-33 s there and 24-28 s on a Zen 4 core),
+/// the other threads idle. Whether it then saves anything depends on n,
 /// measured that day (AMD EPYC Zen 4, `-t 1`, one process at a time, the same shards with
 /// and without the table, the build's own time subtracted):
 ///
@@ -123,14 +125,14 @@ pub(crate) fn whole_list_bytes(n: u32) -> u64 {
 /// - *n = 25: long runs.* Three shards of 1/200,000 counted 3.6%, 5% and 9% faster with
 ///   it: odd frames cut the work into many short sets, whose halves are a quarter of the
 ///   time. A run of W wall seconds of counting gains about 0.06 W, so the table pays
-///   when that exceeds its 26 s of building: W > 430 s (on 2 threads, a shard of about
-///   1/2,500 of the plan or more).
+///   when that exceeds its 11 s of building: W > 180 s (on 2 threads, a shard of about
+///   1/5,000 of the plan or more; with the 26 s of the build before, W > 430 s).
 ///
-/// The h <= 11 tables (550 MB and about 3 s at h = 11) are always built: at n = 23 the
+/// The h <= 11 tables (550 MB and about 1 s at h = 11) are always built: at n = 23 the
 /// same shard took 17.3 s with the table and 20.9 s without (`--max-memory 400M`), at
 /// n = 22 22.5 s against 23.8 s.
 pub(crate) fn table_pays(n: u32, cpu_seconds: f64, threads: usize) -> bool {
-    const BUILD_SECONDS_H12: f64 = 26.0;
+    const BUILD_SECONDS_H12: f64 = 11.0;
     const GAIN_N25: f64 = 0.06;
     match n {
         24 => false,
@@ -171,7 +173,7 @@ mod tests {
             "a shard of 1/1,000: 17 minutes on 2 threads"
         );
         // The same shard on more threads ends sooner, so it gains less from the table.
-        assert!(table_pays(25, 20_000.0, 2) && !table_pays(25, 20_000.0, 64));
+        assert!(table_pays(25, 10_000.0, 2) && !table_pays(25, 10_000.0, 64));
         // Smaller tables are always built.
         assert!(table_pays(22, 0.1, 64) && table_pays(23, 0.0, 1));
     }
