@@ -74,8 +74,8 @@ impl QuadrantTable {
     }
 
     /// `QuadrantTable::build`, giving up (None) soon after `stop` becomes true (the build
-    /// reads the flag once per row set: 4,096 times at h = 12, which takes about half a
-    /// minute).
+    /// reads the flag once per row set: 4,096 times at h = 12, which takes about ten
+    /// seconds).
     ///
     /// Row set by row set, in key order: every placement of one row set is found (queens
     /// in exactly those rows, see [`place`]), counted by column set, and written to the
@@ -87,9 +87,12 @@ impl QuadrantTable {
     /// It was one walk of the whole square (each row empty or given a queen), twice: once
     /// counting the placements per key, once filling them in. That shared the search of
     /// the first rows between row sets, but each placement then wrote to a random place of
-    /// a 16 MB count array and of 534 MB of entries (h = 11): 3.4 s of a `count 23
-    /// --shard 1234/2000 -t 1` of 17 s (Intel Xeon model 167, 2026-12-06). The entries of
-    /// one key come in the same order both ways (the columns of its rows, lowest first).
+    /// a 16 MB count array and of 534 MB of entries (h = 11). Timed alone (Intel Xeon
+    /// model 167, 2026-12-06, twice each): h = 11 2.2-2.3 s before, 1.01 s now; h = 12
+    /// 28.5-33 s before, 10.2-10.5 s now. The old build was 14% of the samples of `count 23
+    /// --shard 1234/2000 -t 1` (`perf`); that shard, paired, now takes 0.89-0.91 of the CPU.
+    /// The entries of one key come in the same order both ways (the columns of its rows,
+    /// lowest first), so the counts and the pairs tested are the same.
     pub fn build_until(h: u32, stop: &AtomicBool) -> Option<QuadrantTable> {
         assert!(h <= MAX_TABLE_H, "quadrant table side {h}");
         let side = 1usize << h;
@@ -158,12 +161,13 @@ impl QuadrantTable {
 fn place(h: u32, rows: u32, at: (u32, u32, u32), out: &mut Vec<(u32, u32, u32)>) {
     let (cols, up, down) = at;
     if rows == 0 {
-        out.push(at);
+        out.push(at); // only the empty row set: the calls below pass at least one row
         return;
     }
+    // The lowest row, and the others: rows 0b0110 -> r = 1, rest 0b0100.
     let r = rows.trailing_zeros();
-    let rest = rows & (rows - 1); // the other rows: 0b0110 -> 0b0100
-                                  // Column c attacked if up-diagonal r + c or down-diagonal c - r + h - 1 is taken.
+    let rest = rows & (rows - 1);
+    // Column c attacked if up-diagonal r + c or down-diagonal c - r + h - 1 is taken.
     let attacked = up >> r | down >> (h - 1 - r);
     let mut free = !(cols | attacked) & ((1 << h) - 1);
     while free != 0 {
