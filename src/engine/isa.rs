@@ -27,13 +27,20 @@
 //! ([`V3Twin`]) only after `is_x86_feature_detected!` said yes to each feature (std caches
 //! the answer: a few atomic loads per call; the leaves are called once per set E or per
 //! batch, not per pair), and [`dispatch!`] calls the twin only with that proof in hand. Its
-//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; the five
+//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; the six
 //! calls of code for more than the build's target (the three `_v3` twins, the join's
-//! AVX-512 popcount copy and its `pext` sort, both below) all go through it, and so does
+//! AVX2 and AVX-512 popcount copies and its `pext` sort, all below) go through it, and so does
 //! the SSE prefetch hint of the join ([`prefetch`], whose proof [`Isa::sse`] makes on every
 //! x86-64 CPU).
 //!
-//! One more copy, not an instruction set of its own: on a CPU with AVX-512F, VL and
+//! Two more copies of the join's west loop, not instruction sets of their own. Wherever
+//! x86-64-v3 code runs, the loop is written with AVX2 intrinsics ([`Isa::avx2`]): each
+//! piece's free bits counted by nibble lookups, the pieces' byte counts summed before one
+//! `vpsadbw`. LLVM had compiled the portable loop inside `join_v3` well in some copies and
+//! not in others (vectorized across west masks, each table entry loaded as four words);
+//! on an AMD EPYC Zen 3 (2026-12-06, paired) the written loop took `count 22 --shard
+//! 77/200 -t 1` to 0.62 of the CPU, n = 24 and 26 shards to 0.85, n = 23 to 0.96. And on a
+//! CPU with AVX-512F, VL and
 //! VPOPCNTDQ (Intel Ice Lake servers and later, AMD Zen 4 and later), the join's west loop
 //! counts with `vpopcntq` instead of AVX2's nibble tables ([`Isa::avx512_popcount`]):
 //! 11-14% faster from n = 20 (Intel Xeon model 167). It is written with intrinsics: compiling
@@ -224,6 +231,21 @@ impl Isa {
         None
     }
 
+    /// Whether the join's west loop may run its AVX2 copy (`count_west_avx2` in the join,
+    /// a [`v3_fn`]): x86-64-v3 code runs with `self` ([`Isa::effective`]), whether the
+    /// build's own target has v3's features or `is_x86_feature_detected!` said yes to each.
+    /// Unlike [`Isa::v3_twin`] it is Some in a build for x86-64-v3 too: the copy is not a
+    /// twin of the build's code but a loop written with AVX2 intrinsics (see that loop for
+    /// why). Always None off x86-64.
+    #[inline(always)]
+    pub(crate) fn avx2(self) -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if self.effective() == Isa::X86_64V3 {
+            return Some(Avx2(()));
+        }
+        None
+    }
+
     /// Whether the join's west loop may run its AVX-512 copy (`count_west_avx512` in the
     /// join, defined with [`avx512_popcount_fn`]): x86-64-v3 code on a CPU that also has
     /// AVX-512F, AVX-512VL and AVX-512 VPOPCNTDQ (Intel Ice Lake servers and later, AMD Zen
@@ -262,6 +284,12 @@ pub(crate) struct FastPext(());
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // never made there
 pub(crate) struct V3Twin(());
+
+/// Proof that x86-64-v3 code may run here, made by [`Isa::avx2`] only: for the join's
+/// AVX2 west loop (a [`v3_fn`]), which runs in a build for x86-64-v3 as in a portable one.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // never made there
+pub(crate) struct Avx2(());
 
 /// Proof that the CPU runs SSE code, made by [`Isa::sse`] on every x86-64 CPU (SSE and
 /// SSE2 are part of the x86-64 baseline): what [`prefetch`] needs.
@@ -395,17 +423,18 @@ macro_rules! dispatch {
             // only Isa::v3_twin and Isa::avx512_popcount make (their field is private to
             // this module), each after is_x86_feature_detected! said yes to every feature
             // that v3_fn! or avx512_popcount_fn! (next to them, above) compiles its
-            // functions with; or a FastPext, which only Isa::fast_pext makes, after
-            // Isa::effective said x86-64-v3 (the build's own target has v3's features, or
-            // is_x86_feature_detected! said yes to each), for the join's `sort_pext`
-            // (v3_fn!); or an Sse, which only Isa::sse makes, for `prefetch_sse` (below),
-            // compiled with SSE alone, which every x86-64 CPU has. The block holds only the
-            // call of such a function, made by the two rules above from a name and its
-            // arguments (plain values at every use; the `@` rule is this macro's own), and
-            // each use pairs a V3Twin with a `_v3` twin (v3_fn!), a FastPext with
-            // `sort_pext` (v3_fn!) and an Avx512Popcount with the join's `avx512` copy
-            // (avx512_popcount_fn!, whose features include v3's). std caches the detection,
-            // so the answer cannot change between the check and the call.
+            // functions with; or a FastPext or an Avx2, which only Isa::fast_pext and
+            // Isa::avx2 make, after Isa::effective said x86-64-v3 (the build's own target
+            // has v3's features, or is_x86_feature_detected! said yes to each), for the
+            // join's `sort_pext` and `count_west_avx2_any` (both v3_fn!); or an Sse, which
+            // only Isa::sse makes, for `prefetch_sse` (below), compiled with SSE alone,
+            // which every x86-64 CPU has. The block holds only the call of such a function,
+            // made by the two rules above from a name and its arguments (plain values at
+            // every use; the `@` rule is this macro's own), and each use pairs a V3Twin
+            // with a `_v3` twin (v3_fn!), a FastPext with `sort_pext` (v3_fn!), an Avx2
+            // with `count_west_avx2_any` (v3_fn!) and an Avx512Popcount with the join's
+            // `avx512` copy (avx512_popcount_fn!, whose features include v3's). std caches
+            // the detection, so the answer cannot change between the check and the call.
             #[cfg(target_arch = "x86_64")]
             #[allow(unsafe_code)]
             Some(_) => unsafe { $call },

@@ -85,8 +85,7 @@
 //! This file has the API ([`Joiner`]: join, sample, keep) and the run of a join over its
 //! pieces; [`key`] chooses the key diagonals and where they move, [`layout`] sorts the lists
 //! into buckets and cuts the sorted east list into ranges, and [`west`] has a piece (its
-//! transposed slices and chunk tables) and the west loops (AVX2 or portable popcounts, and
-//! the AVX-512 copy).
+//! transposed slices and chunk tables) and the west loops (portable, AVX2 and AVX-512 popcounts).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -102,8 +101,8 @@ use key::{chunk_split, key_bits, BitOrder, Key, KeyTable, Trie};
 use layout::sort_pext;
 use layout::{sort_lists, subset_sums, SortBuffers, Sorting};
 use west::{
-    count_west, entry, spread, Buckets, ChunkTable, One, Packed, Piece, WestEntry, CLASSES,
-    PACKED_CHUNKS, SPREAD_CHUNKS,
+    count_west, entry, spread, Buckets, ChunkTable, One, Packed, Piece, Popcounts, WestEntry,
+    CLASSES, PACKED_CHUNKS, SPREAD_CHUNKS,
 };
 
 /// Blocks of 64 east masks per piece (4 × 64 = 256 pairs per OR: one AVX2 register per
@@ -645,11 +644,12 @@ impl Joiner {
         let pad = CHUNK as usize * kc - a.moved;
         let mut stats = JoinStats::default();
         let isa = self.isa;
-        let avx512 = self.isa.avx512_popcount();
         // The per-implementation tests run the v3 join with AVX2's popcounts on an AVX-512
         // CPU too ([`Joiner::for_implementation`]).
+        #[cfg(not(test))]
+        let popcounts = Popcounts::of(self.isa, true);
         #[cfg(test)]
-        let avx512 = avx512.filter(|_| !self.no_avx512);
+        let popcounts = Popcounts::of(self.isa, !self.no_avx512);
         // Everything a bucket's count needs, in a struct with inlined methods rather than
         // closures: a closure is a function of its own, compiled for the build's target
         // unless LLVM inlines it, and the ones this had (the bucket count, with the west
@@ -662,7 +662,7 @@ impl Joiner {
             pad,
             unmoved: a.k - a.moved,
             spread: a.spread,
-            avx512,
+            popcounts,
             packed: a.packed.then(|| &self.packed[..a.west]),
             west,
             west_start,
@@ -822,7 +822,7 @@ struct Shape<'x> {
     pad: usize,
     unmoved: usize,
     spread: bool,
-    avx512: Option<isa::Avx512Popcount>,
+    popcounts: Popcounts,
     packed: Option<&'x [Packed]>,
     west: &'x [(u64, u32)],
     west_start: &'x [usize],
@@ -881,7 +881,7 @@ impl Shape<'_> {
             Some(p) => count_west(
                 self.own,
                 true,
-                self.avx512,
+                self.popcounts,
                 tables,
                 valid,
                 &mut One(Some((&p[lo..hi], base))),
@@ -890,7 +890,7 @@ impl Shape<'_> {
             None => count_west(
                 self.own,
                 self.spread,
-                self.avx512,
+                self.popcounts,
                 tables,
                 valid,
                 &mut One(Some((&self.west[lo..hi], base))),
@@ -963,7 +963,7 @@ impl Shape<'_> {
         let pairs = count_west(
             self.own,
             spread,
-            self.avx512,
+            self.popcounts,
             tables,
             valid,
             &mut buckets,

@@ -1,11 +1,12 @@
 //! A piece of the join and the loops over west masks: the east masks of a piece, transposed
 //! into bit slices ([`transpose64`]) and ORed into chunk tables ([`Piece`]), and the loop
 //! that counts, for each west mask of a bucket, the masks of 1 to 6 pieces it does not clash
-//! with ([`count_west`]: `count_west_plain`, AVX2 or portable popcounts, or
-//! `count_west_avx512`, AVX-512 `vpopcntq`), one copy per chunk count and spread.
+//! with ([`count_west`]: `count_west_plain`, portable popcounts, `count_west_avx2`, AVX2's
+//! nibble tables, or `count_west_avx512`, AVX-512 `vpopcntq`), one copy per chunk count
+//! and spread.
 
 use super::{CHUNK, CHUNK_MASK, ENTRIES, LANES};
-use crate::engine::isa::{self, Avx512Popcount, Isa};
+use crate::engine::isa::{self, Avx2, Avx512Popcount, Isa};
 
 /// One piece of at most 256 east masks (64 × LANES), transposed, with its chunk tables.
 #[derive(Debug, Default)]
@@ -285,16 +286,45 @@ macro_rules! pick_west_loop {
 pub(super) fn count_west<'x, const M: usize, E: WestEntry>(
     chunks: usize,
     spread: bool,
-    avx512: Option<Avx512Popcount>,
+    popcounts: Popcounts,
     tables: [&[ChunkTable]; M],
     valid: [&[u64; LANES]; M],
     buckets: &mut impl Buckets<'x, E, M>,
     classes: &[u64; CLASSES],
 ) -> u64 {
     isa::dispatch!(
-        avx512 => count_west_avx512_any(chunks, spread, tables, valid, buckets, classes);
-        else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, buckets, classes))
+        popcounts.avx512 => count_west_avx512_any(chunks, spread, tables, valid, buckets, classes);
+        else isa::dispatch!(
+            popcounts.avx2 => count_west_avx2_any(chunks, spread, tables, valid, buckets, classes);
+            else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, buckets, classes))
+        )
     )
+}
+
+/// Which copy of the west loop counts ([`count_west`]): AVX-512's `vpopcntq` where
+/// `avx512` holds its proof, else AVX2's nibble tables where `avx2` holds its proof, else
+/// the portable `count_ones` of the build's own target.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Popcounts {
+    pub(super) avx512: Option<Avx512Popcount>,
+    pub(super) avx2: Option<Avx2>,
+}
+
+impl Popcounts {
+    /// The best copy `isa` runs on this CPU (the AVX-512 one only where `avx512` allows).
+    pub(super) fn of(isa: Isa, avx512: bool) -> Popcounts {
+        Popcounts {
+            avx512: isa.avx512_popcount().filter(|_| avx512),
+            avx2: isa.avx2(),
+        }
+    }
+
+    /// The portable loop only, whatever the CPU (for the tests).
+    #[cfg(test)]
+    pub(super) const PORTABLE: Popcounts = Popcounts {
+        avx512: None,
+        avx2: None,
+    };
 }
 
 /// The west buckets a west loop counts, one after another: each bucket's masks and the
@@ -318,7 +348,9 @@ impl<'x, E: WestEntry, const M: usize> Buckets<'x, E, M> for One<'x, E, M> {
     }
 }
 
-/// [`count_west`] with AVX2's or portable popcounts.
+/// [`count_west`] with portable popcounts (`count_ones`), where no x86-64-v3 code runs: the
+/// baseline build on a CPU without v3's features, or with v3 turned off (`Isa::Baseline`),
+/// and every other architecture.
 #[inline(always)]
 fn count_west_plain<'x, const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
     tables: [&[ChunkTable]; M],
@@ -344,6 +376,73 @@ fn count_west_plain<'x, const C: usize, const SPREAD: bool, const M: usize, E: W
         }
     }
     pairs.iter().sum()
+}
+
+isa::v3_fn! {
+    /// [`count_west`]'s AVX2 copy: the same choice of copy, each compiled with x86-64-v3's
+    /// features.
+    #[allow(clippy::too_many_arguments)]
+    fn count_west_avx2_any<'x, const M: usize, E: WestEntry>(
+        chunks: usize,
+        spread: bool,
+        tables: [&[ChunkTable]; M],
+        valid: [&[u64; LANES]; M],
+        buckets: &mut impl Buckets<'x, E, M>,
+        classes: &[u64; CLASSES],
+    ) -> u64 {
+        pick_west_loop!(count_west_avx2, chunks, spread, (tables, valid, buckets, classes))
+    }
+}
+
+isa::v3_fn! {
+    /// [`count_west`] with AVX2's popcounts written out: each byte of a piece's 256 free
+    /// bits counted by two lookups of a 16-entry table (`vpshufb`, one per nibble), the
+    /// byte counts of the `M` pieces added as bytes (at most 8 a piece, so 48 for six), and
+    /// one `vpsadbw` a west mask sums each 64-bit lane's bytes. `count_west_plain`, the same
+    /// sum as portable `count_ones`, is what LLVM compiles well only sometimes: in
+    /// `join_v3` it vectorized some copies across four west masks at a time, each table
+    /// entry then loaded as four words and shuffled into place, with registers spilled
+    /// (`perf annotate` of `count 22 --shard 77/200` on an AMD EPYC Zen 3, whose join has
+    /// no AVX-512: the join 69% of the samples, most of it in such a copy).
+    fn count_west_avx2<'x, const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
+        tables: [&[ChunkTable]; M],
+        valid: [&[u64; LANES]; M],
+        buckets: &mut impl Buckets<'x, E, M>,
+        classes: &[u64; CLASSES],
+    ) -> u64 {
+        use isa::{words, ymm};
+        use std::arch::x86_64::{
+            _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_sad_epu8,
+            _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+            _mm256_srli_epi16,
+        };
+        let valid = valid.map(|v| ymm(v));
+        // Bits set in each value of a nibble, in both 128-bit halves (vpshufb looks up
+        // within each half).
+        let bits = _mm256_setr_epi8(
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3,
+            2, 3, 3, 4,
+        );
+        let nibble = _mm256_set1_epi8(0x0F);
+        let zero = _mm256_setzero_si256();
+        let mut pairs = zero;
+        while let Some((ws, base)) = buckets.next() {
+            for &entry in ws {
+                let w = entry.mask();
+                let mut bytes = zero;
+                for i in 0..M {
+                    let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
+                    let free = _mm256_andnot_si256(clash, valid[i]);
+                    let low = _mm256_shuffle_epi8(bits, _mm256_and_si256(free, nibble));
+                    let high = _mm256_srli_epi16::<4>(free);
+                    let high = _mm256_shuffle_epi8(bits, _mm256_and_si256(high, nibble));
+                    bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
+                }
+                pairs = add_weighted(pairs, _mm256_sad_epu8(bytes, zero), entry, classes);
+            }
+        }
+        words(pairs).iter().sum()
+    }
 }
 
 isa::avx512_popcount_fn! {
@@ -378,8 +477,7 @@ isa::avx512_popcount_fn! {
     ) -> u64 {
         use isa::{words, ymm};
         use std::arch::x86_64::{
-            _mm256_add_epi64, _mm256_andnot_si256, _mm256_mul_epu32, _mm256_popcnt_epi64,
-            _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setzero_si256,
+            _mm256_add_epi64, _mm256_andnot_si256, _mm256_popcnt_epi64, _mm256_setzero_si256,
         };
         // Four words as one 256-bit register (the compiler keeps them there).
         let valid = valid.map(|v| ymm(v));
@@ -392,28 +490,39 @@ isa::avx512_popcount_fn! {
                     let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
                     free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
                 }
-                // Each lane's count is below 2^9 (at most GROUP = 6 pieces of 64) and a
-                // weight below 2^32: the low 32 bits multiply exactly. A class's weight is
-                // a word, broadcast within the multiply (see CLASS_SHIFT); an entry's own
-                // 32-bit weight is broadcast as eight copies straight from memory, whose
-                // even ones the multiply reads (a 64-bit broadcast of it went through a
-                // register).
-                let weight = match from_classes(ws) {
-                    true => _mm256_set1_epi64x(entry.weight(classes) as i64),
-                    false => _mm256_set1_epi32(entry.weight(classes) as i32),
-                };
-                pairs = _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight));
+                pairs = add_weighted(pairs, free, entry, classes);
             }
         }
         words(pairs).iter().sum()
     }
 }
 
-/// [`WestEntry::FROM_CLASSES`] of a list's entries (the loops take the list as `impl
-/// WestEntry`, which has no name to ask).
-#[inline(always)]
-fn from_classes<E: WestEntry>(_: &[E]) -> bool {
-    E::FROM_CLASSES
+isa::v3_fn! {
+    /// `pairs + weight(entry) · free`, lane by lane: the last step of the AVX2 and AVX-512
+    /// west loops for each west mask (inlined into both; a function of v3's features may be
+    /// called from one of AVX-512's).
+    ///
+    /// Each lane of `free` is below 2^9 (at most GROUP = 6 pieces of 64 masks) and a weight
+    /// below 2^32: the low 32 bits multiply exactly. A class's weight is a word, broadcast
+    /// within the multiply (see CLASS_SHIFT); an entry's own 32-bit weight is broadcast as
+    /// eight copies straight from memory, whose even ones the multiply reads (a 64-bit
+    /// broadcast of it went through a register).
+    #[inline]
+    fn add_weighted<E: WestEntry>(
+        pairs: std::arch::x86_64::__m256i,
+        free: std::arch::x86_64::__m256i,
+        entry: E,
+        classes: &[u64; CLASSES],
+    ) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::{
+            _mm256_add_epi64, _mm256_mul_epu32, _mm256_set1_epi32, _mm256_set1_epi64x,
+        };
+        let weight = match E::FROM_CLASSES {
+            true => _mm256_set1_epi64x(entry.weight(classes) as i64),
+            false => _mm256_set1_epi32(entry.weight(classes) as i32),
+        };
+        _mm256_add_epi64(pairs, _mm256_mul_epu32(free, weight))
+    }
 }
 
 /// The east masks of the piece that clash with west mask `w`, per block: `base` ORed with
@@ -531,9 +640,13 @@ mod tests {
     /// set's copy of the join).
     #[test]
     fn the_west_loop_counts_as_the_pair_loop() {
-        let mut loops = vec![("AVX2 or portable popcounts", None)];
+        let mut loops = vec![("portable popcounts", Popcounts::PORTABLE)];
+        match Isa::X86_64V3.avx2() {
+            Some(_) => loops.push(("AVX2 popcounts", Popcounts::of(Isa::X86_64V3, false))),
+            None => eprintln!("skipped: the AVX2 west loop (this CPU lacks x86-64-v3)"),
+        }
         match Isa::X86_64V3.avx512_popcount() {
-            Some(proof) => loops.push(("AVX-512 popcounts", Some(proof))),
+            Some(_) => loops.push(("AVX-512 popcounts", Popcounts::of(Isa::X86_64V3, true))),
             None => eprintln!(
                 "skipped: the AVX-512 west loop (this CPU lacks AVX-512F, VL or VPOPCNTDQ)"
             ),
@@ -585,14 +698,14 @@ mod tests {
                 let packed: Vec<Packed> =
                     ws.iter().map(|&(w, x)| Packed::new(w, class(x))).collect();
                 let packs = spread_it && chunks <= PACKED_CHUNKS;
-                for &(name, avx512) in &loops {
+                for &(name, popcounts) in &loops {
                     let count = |m: usize, packed_too: bool| -> u64 {
                         fn run<const M: usize>(
                             pieces: &[Piece],
                             bases: &[[u64; LANES]; GROUP],
                             chunks: usize,
                             spread: bool,
-                            avx512: Option<Avx512Popcount>,
+                            popcounts: Popcounts,
                             ws: &[impl WestEntry],
                             classes: &[u64; CLASSES],
                         ) -> u64 {
@@ -602,22 +715,22 @@ mod tests {
                             });
                             let base: [[u64; LANES]; M] = std::array::from_fn(|i| bases[i]);
                             let mut one = One(Some((ws, base)));
-                            count_west(chunks, spread, avx512, tables, valid, &mut one, classes)
+                            count_west(chunks, spread, popcounts, tables, valid, &mut one, classes)
                         }
                         let (p, b, c) = (&pieces[..], &bases, chunks);
                         match (m, packed_too) {
-                            (1, false) => run::<1>(p, b, c, spread_it, avx512, &ws, &wide),
-                            (2, false) => run::<2>(p, b, c, spread_it, avx512, &ws, &wide),
-                            (3, false) => run::<3>(p, b, c, spread_it, avx512, &ws, &wide),
-                            (4, false) => run::<4>(p, b, c, spread_it, avx512, &ws, &wide),
-                            (5, false) => run::<5>(p, b, c, spread_it, avx512, &ws, &wide),
-                            (6, false) => run::<6>(p, b, c, spread_it, avx512, &ws, &wide),
-                            (1, true) => run::<1>(p, b, c, true, avx512, &packed, &wide),
-                            (2, true) => run::<2>(p, b, c, true, avx512, &packed, &wide),
-                            (3, true) => run::<3>(p, b, c, true, avx512, &packed, &wide),
-                            (4, true) => run::<4>(p, b, c, true, avx512, &packed, &wide),
-                            (5, true) => run::<5>(p, b, c, true, avx512, &packed, &wide),
-                            _ => run::<6>(p, b, c, true, avx512, &packed, &wide),
+                            (1, false) => run::<1>(p, b, c, spread_it, popcounts, &ws, &wide),
+                            (2, false) => run::<2>(p, b, c, spread_it, popcounts, &ws, &wide),
+                            (3, false) => run::<3>(p, b, c, spread_it, popcounts, &ws, &wide),
+                            (4, false) => run::<4>(p, b, c, spread_it, popcounts, &ws, &wide),
+                            (5, false) => run::<5>(p, b, c, spread_it, popcounts, &ws, &wide),
+                            (6, false) => run::<6>(p, b, c, spread_it, popcounts, &ws, &wide),
+                            (1, true) => run::<1>(p, b, c, true, popcounts, &packed, &wide),
+                            (2, true) => run::<2>(p, b, c, true, popcounts, &packed, &wide),
+                            (3, true) => run::<3>(p, b, c, true, popcounts, &packed, &wide),
+                            (4, true) => run::<4>(p, b, c, true, popcounts, &packed, &wide),
+                            (5, true) => run::<5>(p, b, c, true, popcounts, &packed, &wide),
+                            _ => run::<6>(p, b, c, true, popcounts, &packed, &wide),
                         }
                     };
                     for m in 1..=GROUP {
