@@ -14,9 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # `unsafe` is allowed (or expected) in exactly one place, and there is exactly one unsafe
-# block, both in src/engine/isa.rs: the `dispatch!` macro, through which the five calls of
-# code for more than the build's target go (the three v3 twins, the join's AVX-512
-# popcount loop and its pext sort; src/engine/isa.rs explains them).
+# block, both in src/engine/isa.rs: the `dispatch!` macro, through which every call of
+# code for more than the build's target goes (the v3 twins, the join's AVX2 and AVX-512
+# popcount loops and its pext sort; src/engine/isa.rs explains them).
 code_lines() { # matching lines of Rust code, comments left out (grep's "none" is not an error)
     { grep -rnE "$1" src tests benches || true; } | { grep -v '^[^:]*:[0-9]*: *//' || true; }
 }

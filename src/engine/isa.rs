@@ -27,9 +27,9 @@
 //! ([`V3Twin`]) only after `is_x86_feature_detected!` said yes to each feature (std caches
 //! the answer: a few atomic loads per call; the leaves are called once per set E or per
 //! batch, not per pair), and [`dispatch!`] calls the twin only with that proof in hand. Its
-//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; the six
-//! calls of code for more than the build's target (the three `_v3` twins, the join's
-//! AVX2 and AVX-512 popcount copies and its `pext` sort, all below) go through it, and so does
+//! one `unsafe` block, with its SAFETY argument, is the crate's only `unsafe`; every
+//! call of code for more than the build's target (the `_v3` twins, the join's
+//! AVX2 and AVX-512 popcount copies and its `pext` sort, all below) goes through it, and so does
 //! the SSE prefetch hint of the join ([`prefetch`], whose proof [`Isa::sse`] makes on every
 //! x86-64 CPU).
 //!
@@ -72,7 +72,10 @@
 //!
 //! A build whose own target already has the features (`RUSTFLAGS="-C target-cpu=native"` on
 //! a recent CPU) has nothing to choose: [`BUILT_V3`] is true, the branch is removed at
-//! compile time and every function is the build's own code. Other architectures (aarch64)
+//! compile time and every function is the build's own code, but for the join's west loop,
+//! which runs its AVX2 (or AVX-512) copy there too ([`Isa::avx2`]). (The halves' AVX2 pair
+//! and fill loops are reached through their twin, so such a build runs their scalar loops
+//! compiled for v3.) Other architectures (aarch64)
 //! compile only the bodies: the twins do not exist there, and the proofs are never made.
 //!
 //! The choice is configuration, not process state: [`Config::isa`](super::Config::isa)
@@ -399,15 +402,16 @@ pub(crate) use avx512_popcount_fn;
 ///     else self.join_body(work, sample, stop)
 /// )
 /// isa::dispatch!(
-///     avx512 => count_west_avx512_any(chunks, spread, tables, valid, buckets, classes);
+///     popcounts.avx2 => count_west_avx2_any(chunks, spread, tables, valid, buckets, classes);
 ///     else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, buckets, classes))
 /// )
 /// ```
 ///
-/// The proof is an `Option` of [`V3Twin`] or [`Avx512Popcount`]; the copy is one call of a
-/// function (or method) defined by [`v3_fn`] for a `V3Twin`, by [`avx512_popcount_fn`] for
-/// an `Avx512Popcount` (`v3_twin()` pairs with a `_v3` twin, `avx512_popcount()` with an
-/// `avx512` copy, by name at each use). Off x86-64 the copy is not even compiled (nor are
+/// The proof is an `Option` of [`V3Twin`], [`Avx2`], [`FastPext`], [`Avx512Popcount`] or
+/// [`Sse`]; the copy is one call of a function (or method) defined by [`v3_fn`] for the
+/// first three, by [`avx512_popcount_fn`] for an `Avx512Popcount` (`v3_twin()` pairs with
+/// a `_v3` twin, `avx2()` with an `avx2` copy, `fast_pext()` with `sort_pext`,
+/// `avx512_popcount()` with an `avx512` copy, by name at each use). Off x86-64 the copy is not even compiled (nor are
 /// the functions it names): the build's own code runs.
 macro_rules! dispatch {
     ($proof:expr => $recv:ident.$twin:ident($($arg:expr),* $(,)?); else $own:expr) => {
@@ -426,13 +430,14 @@ macro_rules! dispatch {
             // functions with; or a FastPext or an Avx2, which only Isa::fast_pext and
             // Isa::avx2 make, after Isa::effective said x86-64-v3 (the build's own target
             // has v3's features, or is_x86_feature_detected! said yes to each), for the
-            // join's `sort_pext` and `count_west_avx2_any` (both v3_fn!); or an Sse, which
+            // join's `sort_pext` and the `avx2` copies (v3_fn!: the join's
+            // `count_west_avx2_any`, and in a test the halves' `fill_avx2`); or an Sse, which
             // only Isa::sse makes, for `prefetch_sse` (below), compiled with SSE alone,
             // which every x86-64 CPU has. The block holds only the call of such a function,
             // made by the two rules above from a name and its arguments (plain values at
             // every use; the `@` rule is this macro's own), and each use pairs a V3Twin
             // with a `_v3` twin (v3_fn!), a FastPext with `sort_pext` (v3_fn!), an Avx2
-            // with `count_west_avx2_any` (v3_fn!) and an Avx512Popcount with the join's
+            // with an `avx2` copy (v3_fn!) and an Avx512Popcount with the join's
             // `avx512` copy (avx512_popcount_fn!, whose features include v3's). std caches
             // the detection, so the answer cannot change between the check and the call.
             #[cfg(target_arch = "x86_64")]
@@ -642,6 +647,12 @@ mod tests {
         // The baseline never runs a twin nor the AVX-512 loop.
         assert!(Isa::Baseline.v3_twin().is_none() || BUILT_V3);
         assert!(Isa::Baseline.avx512_popcount().is_none() || BUILT_V3);
+        assert!(Isa::Baseline.avx2().is_none() || BUILT_V3);
+        // The AVX2 west loop runs wherever v3 code does, in a v3 build too.
+        assert_eq!(
+            Isa::X86_64V3.avx2().is_some(),
+            Isa::X86_64V3.effective() == Isa::X86_64V3
+        );
         if Isa::X86_64V3.supported() && !BUILT_V3 {
             assert_eq!(Isa::Baseline.describe("X"), "baseline (X)");
         }

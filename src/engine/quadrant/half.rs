@@ -199,7 +199,8 @@ isa::v3_fn! {
 /// (up, down and shared; each at least `ss.len()` + [`Quarters::BLOCK`] words) in `half`'s
 /// relative numbering, the rows starting at `s0`, keeping those off the pre-placed queens'
 /// diagonals; returns how many it kept. Branch-free: each is written, and kept or
-/// overwritten by the next.
+/// overwritten by the next. A plain loop, not `extend`: an iterator adapter is compiled out
+/// of line once, for the baseline, and would miss the v3 twin (see `isa`).
 #[inline(always)]
 fn fill_scalar(half: &Half, s0: u32, ss: &[(u32, u32)], fields: [&mut [u64]; 3]) -> usize {
     let [ups, downs, shareds] = fields;
@@ -613,7 +614,10 @@ impl Half {
     }
 
     /// The table lookups, inlined into each instruction set's copy, with its way of
-    /// pairing a north placement with the south ones (`pair_scalar`'s contract).
+    /// pairing a north placement with the south ones (`pair_scalar`'s contract) and of
+    /// filling a column set's south placements (`fill_scalar`'s). A build whose own target
+    /// is x86-64-v3 has no twin, so it runs the scalar pair and fill compiled for v3: the
+    /// AVX2 loops run only in the portable build, chosen at run time.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)] // the seven of patterns_part, the pairing and the fill
     fn patterns_body(
@@ -672,10 +676,8 @@ impl Half {
             if !ns.is_empty() && !ss.is_empty() {
                 // The south placements in relative numbering, off the blocked diagonals,
                 // with their shared diagonals (shared() is bitwise, so a pattern's
-                // shared mask is the OR of its two quadrants').
-                // A plain loop, not `extend`: an iterator adapter is compiled out of line
-                // once, for the baseline, and would miss the v3 twin (see `isa`). Branch-
-                // free like the pairing: each written, kept if off the blocked diagonals.
+                // shared mask is the OR of its two quadrants'): `fill_scalar` or
+                // `fill_avx2`, each inlined into its copy of this function.
                 let south = &mut scratch.quarters;
                 south.len = fill(self, s0, ss, south.room(ss.len()));
                 let south = &scratch.quarters;
@@ -868,6 +870,65 @@ mod tests {
             });
             assert!(found.get() >= 16, "{} of 128 cases had patterns", found.get());
         }
+    }
+
+    /// The AVX2 fill against the scalar one, field by field and in order: south lists of 0
+    /// to 13 placements (whole blocks of four, and every tail), words of 32 random bits,
+    /// blocked diagonals that keep from none to all of them, shifts `s0` of 0 to 31 and
+    /// windows of shared diagonals anywhere. (`patterns_are_every_placement` checks the
+    /// fill inside whole patterns, but its south lists are mostly shorter than a block.)
+    #[test]
+    fn the_avx2_fill_keeps_what_the_scalar_fill_keeps() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut kept_some = [false; 2]; // a block with some lanes kept, and some dropped
+        for case in 0..2000u32 {
+            let len = case as usize % 14;
+            let ss: Vec<(u32, u32)> = (0..len).map(|_| (next() as u32, next() as u32)).collect();
+            let s0 = case % 32;
+            // Blocked diagonals of 0, 1, 2 or 3 random words ANDed: from none to most kept.
+            let sparse = |next: &mut dyn FnMut() -> u64, k: u32| {
+                (0..k).fold(u64::MAX, |m, _| m & next()) & if k == 0 { 0 } else { u64::MAX }
+            };
+            let half = Half {
+                n: 32,
+                cols: 0xFFFF,
+                pre_up: sparse(&mut next, case / 32 % 4),
+                pre_down: sparse(&mut next, case / 128 % 4),
+                shared_lo: (next() % 32) as u32,
+                shared_len: (next() % 32 + 1) as u32,
+                h: 16,
+            };
+            let fill = |avx2: bool| -> Option<(usize, [Vec<u64>; 3])> {
+                let mut q = Quarters::default();
+                let fields = q.room(ss.len());
+                let kept = if avx2 {
+                    isa::dispatch!(
+                        Isa::X86_64V3.avx2() => fill_avx2(&half, s0, &ss, fields);
+                        else return None
+                    )
+                } else {
+                    fill_scalar(&half, s0, &ss, fields)
+                };
+                Some((kept, q.fields().map(|f| f[..kept].to_vec())))
+            };
+            let want = fill(false).expect("the scalar fill");
+            let Some(got) = fill(true) else {
+                eprintln!("skipped: the AVX2 fill (this CPU lacks x86-64-v3)");
+                return;
+            };
+            assert_eq!(got, want, "case {case}: {len} placements, s0 {s0}");
+            if len >= 4 {
+                kept_some[0] |= want.0 > 0;
+                kept_some[1] |= want.0 < len;
+            }
+        }
+        assert_eq!(kept_some, [true, true], "choose other blocked diagonals");
     }
 
     /// The east half of n = 4: columns 2 and 3; shared diagonals 2..5 in absolute

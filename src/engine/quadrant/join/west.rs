@@ -273,8 +273,8 @@ macro_rules! pick_west_loop {
 /// ```
 ///
 /// `chunks` chunk tables (0..=11: 64 bits / 6; 0 when every diagonal is a moved key bit),
-/// the west masks spread ([`spread`], at most 8 chunks) or not, with AVX-512 popcounts where
-/// `avx512` holds the proof ([`Isa::avx512_popcount`](crate::engine::isa::Isa::avx512_popcount)).
+/// the west masks spread ([`spread`], at most 8 chunks) or not, with the popcounts
+/// `popcounts` allows ([`Popcounts`]: AVX-512's, AVX2's or portable ones).
 /// A fixed chunk count lets the compiler unroll the chunk loop and drop its bounds checks
 /// (the value index is masked to 0..64 and the table array has exactly C entries): 25% of
 /// the join's time at n = 18. A match rather than a function pointer, so that each copy is
@@ -632,12 +632,12 @@ mod tests {
     use super::*;
     use crate::engine::isa::Isa;
 
-    /// The west loop the join calls, against the pair loop: for 1 to 4 pieces at once, 0..=11
+    /// The west loop the join calls, against the pair loop: for 1 to 6 pieces at once, 0..=11
     /// chunk tables, west masks spread, packed or neither, and for each piece its own `base`
     /// of east masks that clash whatever the west mask (as a bucket's moved key chunks
-    /// give). The AVX-512 copy runs where the CPU has its features; the other is compiled
-    /// here for this test's own target (the join's suites run it inside each instruction
-    /// set's copy of the join).
+    /// give). The portable loop runs as compiled for this test's own target, the AVX2 and
+    /// AVX-512 copies where the CPU has their features (the join's suites run them inside
+    /// each instruction set's copy of the join).
     #[test]
     fn the_west_loop_counts_as_the_pair_loop() {
         let mut loops = vec![("portable popcounts", Popcounts::PORTABLE)];
