@@ -183,8 +183,10 @@ pub(super) trait WestEntry: Copy + 'static {
     fn mask(self) -> u64;
     /// The weight, from `classes` where the entry holds only a class.
     fn weight(self, classes: &[u64; CLASSES]) -> u64;
-    /// Whether the weight is read from a word of `classes` (so the AVX-512 loop broadcasts
-    /// the word into its multiply), not from a 32-bit field of the entry.
+    /// Whether the weight is read from a word of `classes` (so the AVX2 and AVX-512 loops
+    /// broadcast the word into their multiply, `add_weighted`), not from a 32-bit field of
+    /// the entry. Read only by those x86-64 loops.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     const FROM_CLASSES: bool;
 }
 
