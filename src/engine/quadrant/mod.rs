@@ -219,6 +219,31 @@
 //! `estimate N -t 1 --sample 200 --seconds 0 --seed 1`, paired, 0.941 of the CPU at n = 22,
 //! 0.966 at n = 23, 0.983 at n = 24; n = 25 shard 0.963, n = 26 and n = 20 unchanged.
 //!
+//! On a CPU without AVX-512 (a 2-core AMD EPYC Zen 3, family 25 model 1: AVX2 and fast
+//! `pext`, L1d 32 KiB and L2 512 KiB a core; 2026-12-06 11:55 UTC, commit c59adef, after
+//! that day's AVX2 west loop and fill; the same commands, nothing else running):
+//!
+//! | n | half patterns / sort / pair tests | pairs tested a solution | CPU | CPU a solution | n = 27's price × |
+//! |---|---|---|---|---|---|
+//! | 22 | 14 / 25 / 61% | 59 | 1.10 h (0.93-1.28) | 1.47 ns | 2.4 |
+//! | 23 | 24 / 26 / 50% | 39 | 9.57 h (7.83-11.4) | 1.42 ns | 2.3 |
+//! | 24 | 9 / 10 / 80% | 76 | 3.7 days (2.8-4.8) | 1.41 ns | 2.3 |
+//! | 25 | 19 / 21 / 60% | 36 | 26.1 days (20.4-32.4) | 1.02 ns | 1.7 |
+//! | 26 | 3 / 4 / 92% | 84 | 0.91 CPU-years (0.73-1.11) | 1.29 ns | 2.1 |
+//! | 27 | 8 / 11 / 80% | 36 | 4.58 CPU-years (3.58-5.69) | 0.62 ns | 1 |
+//! | 28 | 1 / 2 / 97% | 88 | 95.7 CPU-years (76.6-116.6; `--seconds 300`, 255 units) | 1.14 ns | 1.8 |
+//!
+//! The pairs tested a solution belong to the code, not the CPU (the Xeon's table above:
+//! 58, 39, 78, 35, 82, 36, 80-86); the time a tested pair does not: 14-15 ps in the joins
+//! of n = 24 and 26, 18 at n = 23, 13-14 at n = 27 and 28 (the Xeon model 167: 9 at the
+//! even n, 13 at n = 23). n = 23 and 25 already have what item 2 of issue 28 asks to
+//! bring to every board (the 8 symmetries through the middle-queen frames, lists the
+//! pre-placed queens shorten), and they still pay 2.3 and 1.7 times n = 27's price on
+//! this machine (2.2 and 1.6 on the Xeon): within a parity the price falls with n,
+//! because longer lists give each piece of the join more shared key bits and spread the
+//! per-set costs (the halves, the sort) over more solutions. So n = 27's price is a
+//! property of n = 27's list lengths, not only of its frames.
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per

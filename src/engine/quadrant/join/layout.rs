@@ -156,6 +156,14 @@ impl SortKey for u32 {
 /// - *`next` as u32* (2026-12-06, Intel Xeon model 167, paired): half the bytes of the
 ///   scatter's most used array; `count 22 --shard 77/200 -t 1` 1.007, 0.999, 1.001,
 ///   `count 23 --shard 1234/2000 -t 1` 1.011, 1.005.
+/// - *Four items a step, their cursors all read before any is written back* (an item's
+///   place its cursor plus the items of the group before it with the same key; the count
+///   likewise), so that a run of equal keys waits for one store-to-load forward a group
+///   instead of one an item (2026-12-06, AMD EPYC Zen 3, where `perf` of that n = 23 shard
+///   put 27% of `sort_pext`'s samples on the east scatter's increment; same lists bit for
+///   bit): `count 23 --shard 1234/2000 -t 1` 0.977, 1.020, 0.955, 0.992, 1.001 (and one
+///   round of 1.17 while the host was slow), `count 22 --shard 77/200 -t 1` 0.998, 1.011.
+///   No gain: as on Zen 4 the wait is the stores' misses, not the chain.
 ///
 /// It is `#[inline(always)]` so that [`sort_pext`] has a copy with `pext` inlined; the
 /// byte-table sort ([`sort_lists`] as the join calls it) is inlined into the join's

@@ -145,6 +145,13 @@ pub const PACK_FROM: usize = 1 << 18;
 /// 1.005, 1.011 and `count 25 --shard 123456/200000 -t 1` 1.005, 1.010. Groups of 8
 /// against 6: n = 24 0.994, 0.998, 0.994; n = 26 0.999, 1.000, 0.995; `estimate 28` 1.02
 /// and 1.03.
+///
+/// On an AMD EPYC Zen 3 (L1d 32 KiB: six pieces' tables do not fit; AVX2 west loop; one
+/// build reading the limit from the environment, paired, 2026-12-06): groups of 4 against
+/// 6, `count 24 --shard 473/20000 -t 1` 1.004, 0.998, `count 26 --shard 162680/420000`
+/// 0.998, 0.977; of 3, n = 24 1.018, 1.048; of 2, n = 24 1.107, 1.019. So fitting L1 buys
+/// nothing there either: a west mask's reads shared by more pieces pay more than the
+/// tables' misses cost.
 pub const GROUP: usize = 6;
 // `Shape::count` has an arm for each member count, 1 to 6: another GROUP needs others.
 const _: () = assert!(GROUP == 6, "Shape::count's arms are for 1 to 6 members");
@@ -198,6 +205,15 @@ fn is_sparse(east: usize, west: usize, k: usize) -> bool {
 /// submasks are listed to find the buckets (a bucket no member visits costs a few
 /// instructions and no memory), so a member whose free bits differ much from the others'
 /// starts the next group instead.
+///
+/// So most bucket visits have fewer members than the group: `perf` of `count 26 --shard
+/// 162680/420000 -t 1` on an AMD EPYC Zen 3 (2026-12-06) put 60% of the west loop's
+/// samples in its copies for one to three members, whose per-west-mask work (the load,
+/// six chunk offsets, the `vpsadbw`, the weight) serves as few pieces. A tighter or
+/// looser union did not pay there (one build reading the slack from the environment,
+/// paired, the same shard files): 1 against 3, that n = 26 shard 0.964 (a slow round for
+/// both) and 0.999, `count 24 --shard 473/20000 -t 1` 1.026, 0.907 (noisy); 5 against 3,
+/// n = 26 1.029, 1.009, n = 24 0.964, 1.052.
 const SLACK: u32 = 3;
 /// Diagonal bits per chunk table (64 entries, 2 KiB: a piece's tables stay in L1). Six
 /// rather than five (2026-12-02, Intel Xeon model 167, one thread, alternating): shard
