@@ -244,15 +244,17 @@
 //! per-set costs (the halves, the sort) over more solutions. So n = 27's price is a
 //! property of n = 27's list lengths, not only of its frames.
 //!
-//! A lead for the odd boards' per-set costs, not built: frames whose middle-column queen
-//! is in the same row, and whose middle-row queen is on the same side, have the same rows
-//! and east columns, so their east lists differ only by the two diagonals of the middle-row
-//! queen. One east list a group, made and sorted once and filtered per frame (a filter
-//! keeps the sorted order), would share the east side's halves and sort between the
-//! group's frames. With each orbit's representative chosen to fill the groups, n = 23's 55
-//! frames fall into 10 groups, n = 25's 66 into 11 and n = 27's 78 into 12 (counted over
-//! the orbits). It needs units that span frames (a new plan version) and one key for a
-//! group's sets; the share of a group's east list one frame keeps is not measured.
+//! A lead for the odd boards' per-set costs, not built: two-queen frames whose
+//! middle-column queen is in the same row, and whose middle-row queen is on the same side,
+//! have the same rows; on the other side every column is free, so that side's lists (h
+//! queens in h columns: the longer ones) differ between the frames only by the middle-row
+//! queen's two diagonals. One such list a group, made and sorted once and filtered per
+//! frame (a filter keeps the sorted order), would share that side's halves and sort
+//! between the group's frames. With each orbit's representative chosen to fill the
+//! groups, n = 23's 55 two-queen frames fall into 10 groups, n = 25's 66 into 11 and n =
+//! 27's 78 into 12 (counted over the orbits). It needs units that span frames (a new plan
+//! version) and one key for a group's sets; the share of a group's list one frame keeps
+//! is not measured.
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
