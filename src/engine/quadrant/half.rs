@@ -892,8 +892,11 @@ mod tests {
             let ss: Vec<(u32, u32)> = (0..len).map(|_| (next() as u32, next() as u32)).collect();
             let s0 = case % 32;
             // Blocked diagonals of 0, 1, 2 or 3 random words ANDed: from none to most kept.
-            let sparse = |next: &mut dyn FnMut() -> u64, k: u32| {
-                (0..k).fold(u64::MAX, |m, _| m & next()) & if k == 0 { 0 } else { u64::MAX }
+            // No blocked diagonal for k = 0, else the AND of k random words (sparser as k
+            // grows).
+            let sparse = |next: &mut dyn FnMut() -> u64, k: u32| match k {
+                0 => 0,
+                _ => (0..k).fold(u64::MAX, |m, _| m & next()),
             };
             let half = Half {
                 n: 32,
