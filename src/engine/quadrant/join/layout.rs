@@ -393,7 +393,7 @@ mod tests {
     use super::*;
     use crate::engine::isa::Isa;
     use crate::engine::quadrant::join::key::{chunk_split, moves, KeyTable, MAX_KEY_BITS};
-    use crate::engine::quadrant::join::west::spread;
+    use crate::engine::quadrant::join::west::{spread, WestEntry};
     use crate::engine::rng::SplitMix64;
 
     /// The joiner's buffers, one set per sort compared.
@@ -419,7 +419,7 @@ mod tests {
             keys: &mut keys,
             wide_keys: &mut wide_keys,
         });
-        out.packed = packed.iter().map(|p| p.0).collect();
+        out.packed = packed.iter().map(|&p| p.mask()).collect();
     }
 
     /// The bucket sort is the stable sort by key, and each bucket's start is where its

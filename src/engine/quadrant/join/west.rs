@@ -181,6 +181,13 @@ pub(super) const PACKED_CHUNKS: usize = SPREAD_CHUNKS - 1;
 pub(super) trait WestEntry: Copy + 'static {
     /// The mask (spread or not); bits the loop does not read may hold anything.
     fn mask(self) -> u64;
+    /// Byte `c` of the spread mask (see [`spread`]): LANES times chunk c's value. A
+    /// [`Packed`] entry reads it from memory (see there); by default it is cut out of the
+    /// mask in a register.
+    #[inline(always)]
+    fn spread_byte(&self, c: usize) -> usize {
+        usize::from((self.mask() >> (8 * c)) as u8)
+    }
     /// The weight, from `classes` where the entry holds only a class.
     fn weight(self, classes: &[u64; CLASSES]) -> u64;
     /// Whether the weight is read from a word of `classes` (so the AVX2 and AVX-512 loops
@@ -221,8 +228,23 @@ impl WestEntry for (u64, u32) {
 /// from memory (a piece visits about 50,000 west masks in 500 buckets at n = 26, spread
 /// over a list of 150 MB), and a loop over 16-byte entries measured 6.5 ns a mask from a
 /// 16 MB list against 4.2 ns over 8-byte ones (1.6-2.1 ns either way from L2).
+///
+/// Kept as bytes, so that the west loop reads each chunk's byte straight from the list
+/// (`movzbl 3(%rax), %r11d`, then the table entry at 8 times it: one load a chunk) rather
+/// than loading the word and cutting each byte out with a shift and a mask: two or three
+/// instructions a chunk, 14 of the 48 a west mask in the AVX2 copy for 6 chunks and 2
+/// pieces, which x86-64 cores issue at most 6 a cycle; the copy for 7 chunks and 1 piece
+/// now runs 29 a west mask. Measured with [`each_piece`] (AMD EPYC Zen 3, both builds at
+/// once, one per core, cores swapped each round, the same shard files; the build before
+/// is 84a662e), the CPU against that build: `count 26 --shard 162680/420000 -t 1` 0.957
+/// and 0.940; `count 24 --shard 473/20000 -t 1` 0.987, 0.982, 0.970, 0.974; `count 23
+/// --shard 1234/2000 -t 1` median 0.992 of 6 rounds; `count 22 --shard 77/200 -t 1` median
+/// 1.007 of 10 (0.88-1.05, a noisy host); `count 28 --shard 17078054/20060045 -t 1` median
+/// 0.980 of 7 (0.93-1.08). The bytes alone, against `each_piece` with the bytes cut out of
+/// the word: n = 26 0.958 and 0.941, n = 24 0.966, 0.945 and 1.004. Not yet measured on a
+/// CPU with AVX-512, whose loop reads the same bytes.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Packed(pub(super) u64);
+pub(super) struct Packed(pub(super) [u8; 8]);
 
 impl Packed {
     /// The first [`PACKED_CHUNKS`] chunks of `spread_mask` with weight class `class`. (The
@@ -231,18 +253,22 @@ impl Packed {
     #[inline(always)]
     pub(super) fn new(spread_mask: u64, class: usize) -> Packed {
         debug_assert!(class < CLASSES);
-        Packed(spread_mask & (u64::MAX >> 8) | (class as u64) << CLASS_SHIFT)
+        Packed((spread_mask & (u64::MAX >> 8) | (class as u64) << CLASS_SHIFT).to_le_bytes())
     }
 }
 
 impl WestEntry for Packed {
     #[inline(always)]
     fn mask(self) -> u64 {
-        self.0
+        u64::from_le_bytes(self.0)
+    }
+    #[inline(always)]
+    fn spread_byte(&self, c: usize) -> usize {
+        usize::from(self.0[c])
     }
     #[inline(always)]
     fn weight(self, classes: &[u64; CLASSES]) -> u64 {
-        classes[(self.0 >> CLASS_SHIFT) as usize]
+        classes[usize::from(self.0[7] >> (CLASS_SHIFT - 56))]
     }
     const FROM_CLASSES: bool = true;
 }
@@ -361,17 +387,18 @@ fn count_west_plain<'x, const C: usize, const SPREAD: bool, const M: usize, E: W
     classes: &[u64; CLASSES],
 ) -> u64 {
     // Per-lane sums, added up once at the end: no horizontal sum per west mask.
+    let tables = exact_tables::<C, M>(tables);
     let mut pairs = [0u64; LANES];
     while let Some((ws, base)) = buckets.next() {
-        for &entry in ws {
+        for entry in ws {
             let weight = entry.weight(classes);
             let mut free = [0u32; LANES];
-            for i in 0..M {
-                let clash = clash::<C, SPREAD>(tables[i], entry.mask(), &base[i]);
+            each_piece::<M>(|i| {
+                let clash = clash::<C, SPREAD, E>(tables[i], entry, &base[i]);
                 for ((f, x), v) in free.iter_mut().zip(&clash).zip(valid[i]) {
                     *f += (v & !x).count_ones();
                 }
-            }
+            });
             for (p, f) in pairs.iter_mut().zip(free) {
                 *p += weight * u64::from(f);
             }
@@ -419,6 +446,7 @@ isa::v3_fn! {
             _mm256_srli_epi16,
         };
         let valid = valid.map(|v| ymm(v));
+        let tables = exact_tables::<C, M>(tables);
         // Bits set in each value of a nibble, in both 128-bit halves (vpshufb looks up
         // within each half).
         let bits = _mm256_setr_epi8(
@@ -429,18 +457,17 @@ isa::v3_fn! {
         let zero = _mm256_setzero_si256();
         let mut pairs = zero;
         while let Some((ws, base)) = buckets.next() {
-            for &entry in ws {
-                let w = entry.mask();
+            for entry in ws {
                 let mut bytes = zero;
-                for i in 0..M {
-                    let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
+                each_piece::<M>(|i| {
+                    let clash = ymm(&clash::<C, SPREAD, E>(tables[i], entry, &base[i]));
                     let free = _mm256_andnot_si256(clash, valid[i]);
                     let low = _mm256_shuffle_epi8(bits, _mm256_and_si256(free, nibble));
                     let high = _mm256_srli_epi16::<4>(free);
                     let high = _mm256_shuffle_epi8(bits, _mm256_and_si256(high, nibble));
                     bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
-                }
-                pairs = add_weighted(pairs, _mm256_sad_epu8(bytes, zero), entry, classes);
+                });
+                pairs = add_weighted(pairs, _mm256_sad_epu8(bytes, zero), *entry, classes);
             }
         }
         words(pairs).iter().sum()
@@ -483,16 +510,16 @@ isa::avx512_popcount_fn! {
         };
         // Four words as one 256-bit register (the compiler keeps them there).
         let valid = valid.map(|v| ymm(v));
+        let tables = exact_tables::<C, M>(tables);
         let mut pairs = _mm256_setzero_si256();
         while let Some((ws, base)) = buckets.next() {
-            for &entry in ws {
-                let w = entry.mask();
+            for entry in ws {
                 let mut free = _mm256_setzero_si256();
-                for i in 0..M {
-                    let clash = ymm(&clash::<C, SPREAD>(tables[i], w, &base[i]));
+                each_piece::<M>(|i| {
+                    let clash = ymm(&clash::<C, SPREAD, E>(tables[i], entry, &base[i]));
                     free = _mm256_add_epi64(free, _mm256_popcnt_epi64(_mm256_andnot_si256(clash, valid[i])));
-                }
-                pairs = add_weighted(pairs, free, entry, classes);
+                });
+                pairs = add_weighted(pairs, free, *entry, classes);
             }
         }
         words(pairs).iter().sum()
@@ -527,25 +554,54 @@ isa::v3_fn! {
     }
 }
 
+/// Calls `f(0)`, ..., `f(M - 1)`, written out one after another (M is at most
+/// [`GROUP`](super::GROUP) = 6): the loops over a west mask's pieces, unrolled whatever
+/// LLVM's cost model says. Left to it, a small change to the loop's body (reading a packed
+/// mask's bytes from memory) turned 16 more of the 200-odd copies' piece loops into rolled
+/// loops, each piece's table then read from the stack.
+#[inline(always)]
+fn each_piece<const M: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(M <= 6, "written out below for at most 6 pieces") };
+    // Not a loop: a loop is what LLVM may leave rolled. Each `if` is decided at compile time.
+    macro_rules! written_out {
+        ($($i:literal)*) => {$(
+            if M > $i {
+                f($i);
+            }
+        )*};
+    }
+    written_out!(0 1 2 3 4 5);
+}
+
+/// Each piece's first `C` chunk tables as an array: the length check made once a call of
+/// the west loop, not once a west mask (where the compiler leaves the loop over the
+/// pieces rolled, it cannot hoist the check of the piece's own slice out of it).
+#[inline(always)]
+fn exact_tables<const C: usize, const M: usize>(
+    tables: [&[ChunkTable]; M],
+) -> [&[ChunkTable; C]; M] {
+    tables.map(|t| t[..C].try_into().expect("a table a chunk"))
+}
+
 /// The east masks of the piece that clash with west mask `w`, per block: `base` ORed with
 /// each chunk's table entry for w's value in that chunk (with `SPREAD`, w is [`spread`]:
 /// chunk c's entry starts at the word byte c gives, so no shift and mask per chunk).
 #[inline(always)]
-fn clash<const C: usize, const SPREAD: bool>(
-    tables: &[ChunkTable],
-    w: u64,
+fn clash<const C: usize, const SPREAD: bool, E: WestEntry>(
+    tables: &[ChunkTable; C],
+    w: &E,
     base: &[u64; LANES],
 ) -> [u64; LANES] {
-    // One table per chunk: the length check is the same for every west mask, so the
-    // compiler makes it once per bucket, outside the loop.
-    let tables = &tables[..C];
     let mut clash = *base;
     for (c, table) in tables.iter().enumerate() {
         let entry: &[u64; LANES] = if SPREAD {
-            let at = usize::from((w >> (8 * c)) as u8);
+            let at = w.spread_byte(c);
             table[at..at + LANES].try_into().expect("padded")
         } else {
-            entry(table, ((w >> (CHUNK as usize * c)) & CHUNK_MASK) as usize)
+            entry(
+                table,
+                ((w.mask() >> (CHUNK as usize * c)) & CHUNK_MASK) as usize,
+            )
         };
         for (x, e) in clash.iter_mut().zip(entry) {
             *x |= e;
