@@ -244,6 +244,13 @@
 //! per-set costs (the halves, the sort) over more solutions. So n = 27's price is a
 //! property of n = 27's list lengths, not only of its frames.
 //!
+//! Later that day (commit 9338743; the west loop reads a packed mask's chunks byte by byte
+//! and the AVX2 copy counts the zeros of each clash, see `join::west::Packed` and
+//! `count_west_avx2`), `estimate N -t 2 --seed 1` one after the other with the build before
+//! (84a662e): n = 24 1.335 ns a solution against 1.408, n = 26 1.139 against 1.245 (2.2
+//! and 1.8 times n = 27's price above, not rerun). n = 22 and 23, whose sets are small,
+//! moved 0-3%.
+//!
 //! A lead for the odd boards' per-set costs, not built: two-queen frames whose
 //! middle-column queen is in the same row, and whose middle-row queen is on the same side,
 //! have the same rows; on the other side every column is free, so that side's lists (h
