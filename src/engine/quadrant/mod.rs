@@ -248,8 +248,11 @@
 //! and the AVX2 copy counts the zeros of each clash, see `join::west::Packed` and
 //! `count_west_avx2`), `estimate N -t 2 --seed 1` one after the other with the build before
 //! (84a662e): n = 24 1.335 ns a solution against 1.408, n = 26 1.139 against 1.245 (2.2
-//! and 1.8 times n = 27's price above, not rerun). n = 22 and 23, whose sets are small,
-//! moved 0-3%.
+//! and 1.8 times n = 27's price above). n = 22 and 23, whose sets are small, moved 0-3%
+//! on paired shards. The table's commands with that build at 16:58-17:05 UTC (not paired:
+//! the build before is the table's, run that morning): n = 22 1.43 ns, 23 1.33, 25 0.91
+//! (23.1 days), 27 0.60 (4.5 CPU-years), 28 0.99 (83.5 CPU-years, 66.3-102.3; 266 units);
+//! against n = 27, n = 22 to 28 now cost 2.4, 2.2, 2.2, 1.5, 1.9, 1 and 1.7 times.
 //!
 //! A lead for the odd boards' per-set costs, not built: two-queen frames whose
 //! middle-column queen is in the same row, and whose middle-row queen is on the same side,
