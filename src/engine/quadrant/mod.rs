@@ -263,8 +263,27 @@
 //! between the group's frames. With each orbit's representative chosen to fill the
 //! groups, n = 23's 55 two-queen frames fall into 10 groups, n = 25's 66 into 11 and n =
 //! 27's 78 into 12 (counted over the orbits). It needs units that span frames (a new plan
-//! version) and one key for a group's sets; the share of a group's list one frame keeps
-//! is not measured.
+//! version) and one key for a group's sets.
+//!
+//! Measured since (2026-12-06 evening, AMD EPYC Zen 3; test `odd_groups_share`, `EXP_N=N
+//! EXP_K=K`, K sets E sampled per group, the plan's own frames): the frames the plan
+//! already keeps fall into such groups without choosing other representatives, of sizes
+//! h - 1 down to 1 (n = 2h + 1; n = 21: 9 groups of 45 frames; n = 23: 10 of 55; n = 25:
+//! 11 of 66),
+//! and a frame keeps **46-47%** of its group's list (the two diagonals of a middle-row
+//! queen near the middle cross most rows of the other side). So the list made once a group
+//! is about twice one frame's, and the patterns a group makes and sorts fall to **0.50** of
+//! today's at n = 21 and 23 and **0.43** at n = 25 (the shared list once a group, each
+//! frame's short list apart). Timed the same way (made and sorted, one core, the short
+//! side of the shared list included): n = 23 0.134 s a sample against 0.278 s for the
+//! frames one by one, n = 25 0.717 against 1.349. Each frame would still filter the shared
+//! sorted list (a pass that keeps the order) and sort its own short list. With the halves
+//! and the sort at 44% of `count 23 --shard 1234/2000 -t 1` (`perf`, same day: the halves
+//! 23%, the sort 21%, the west loops 35%) and 40% at n = 25, that is worth about 15-20% of
+//! n = 23 and 25 and under 10% at n = 27, before the filter and any loss from one key a
+//! group: n = 23 from 1.33 to about 1.1 ns a solution on this CPU. Not built: it needs
+//! units of a group and a prefix (a new plan version, the estimate's model per group) and
+//! the joiner taking a sorted list with its bucket starts.
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!

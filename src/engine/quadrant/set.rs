@@ -816,6 +816,83 @@ mod tests {
         }
     }
 
+    /// The lead of the module doc's "odd boards' per-set costs": two-queen frames with the
+    /// same middle-column queen (r, h) and the middle-row queen (h, c) on the same side share
+    /// their rows, and their full side (h queens in h columns) differs only by the two
+    /// diagonals of (h, c). Measures, over `EXP_K` sampled sets of each such group, the
+    /// share of the group's list without (h, c) (`shared`) that each frame keeps, and the
+    /// time of making and sorting both lists (`prepare_set` + `keep_prepared`).
+    #[test]
+    #[ignore]
+    fn odd_groups_share() {
+        let (n, k, _) = experiment();
+        let h = n as u8 / 2;
+        let table = QuadrantTable::build(n / 2);
+        let mut groups: std::collections::BTreeMap<(u8, bool), Vec<Frame>> = Default::default();
+        for f in Frame::all(n).into_iter().filter(|f| f.pre.len() == 2) {
+            let key = (f.pre[1].0, f.pre[0].1 < h);
+            groups.entry(key).or_default().push(f);
+        }
+        let mut scratch = Scratch::default();
+        let mut x = 99u64;
+        let (mut kept, mut shared, mut short, mut frames_full, mut once) =
+            (0.0, 0.0, 0.0, 0.0, 0.0);
+        let (mut t_frames, mut t_shared) = (0.0, 0.0);
+        let mut sizes = Vec::new();
+        for g in groups.values() {
+            sizes.push(g.len());
+            let mut s = g[0].clone();
+            s.pre = vec![g[0].pre[1]];
+            let full_east = s.east.count_ones() == u32::from(h);
+            let m = s.rows.len() as u32;
+            let all: Vec<u32> = sets(m, s.east_queens()).collect();
+            for _ in 0..k {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let e = all[(x >> 33) as usize % all.len()];
+                let clock = std::time::Instant::now();
+                s.prepare_set(e, Some(&table), &mut scratch);
+                let (se, sw) = scratch.list_lens();
+                if se > 0 {
+                    s.keep_prepared(&mut scratch);
+                }
+                t_shared += clock.elapsed().as_secs_f64();
+                let s_full = if full_east { se } else { sw } as f64;
+                once += s_full;
+                for f in g {
+                    assert_eq!(f.rows, s.rows);
+                    let clock = std::time::Instant::now();
+                    f.prepare_set(e, Some(&table), &mut scratch);
+                    let (fe, fw) = scratch.list_lens();
+                    if fe > 0 {
+                        f.keep_prepared(&mut scratch);
+                    }
+                    t_frames += clock.elapsed().as_secs_f64();
+                    let (full, other) = if full_east { (fe, fw) } else { (fw, fe) };
+                    kept += full as f64;
+                    frames_full += full as f64;
+                    short += other as f64;
+                    shared += s_full;
+                }
+            }
+        }
+        let frames: usize = sizes.iter().sum();
+        println!(
+            "n={n} groups {} frames {frames} sizes {sizes:?}: a frame keeps {:.3} of its group's \
+             full list; full {:.3e} short {:.3e} patterns a frame and set; shared list once a \
+             group: {:.3} of the frames' items; time halves+sort: frames {:.3} s, shared list \
+             once a group {:.3} s",
+            groups.len(),
+            kept / shared,
+            frames_full / (frames * k) as f64,
+            short / (frames * k) as f64,
+            (once + short) / (frames_full + short),
+            t_frames,
+            t_shared
+        );
+    }
+
     #[test]
     #[ignore]
     fn long_frames_experiment() {

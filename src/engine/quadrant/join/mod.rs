@@ -683,6 +683,9 @@ impl Joiner {
             west,
             west_start,
             classes: &self.classes.map(u64::from),
+            uniform: self.expected.and_then(|[a, b, c, d]| {
+                (a == b && b == c && (d == 0 || d == a)).then_some(u64::from(a))
+            }),
         };
         let pieces = &mut self.pieces;
         if a.sparse {
@@ -843,6 +846,8 @@ struct Shape<'x> {
     west: &'x [(u64, u32)],
     west_start: &'x [usize],
     classes: &'x [u64; CLASSES],
+    /// The weight of every west mask, where the caller told one ([`Joiner::expect_weights`]).
+    uniform: Option<u64>,
 }
 
 impl Shape<'_> {
@@ -902,6 +907,7 @@ impl Shape<'_> {
                 valid,
                 &mut One(Some((&p[lo..hi], base))),
                 self.classes,
+                self.uniform,
             ),
             None => count_west(
                 self.own,
@@ -911,6 +917,7 @@ impl Shape<'_> {
                 valid,
                 &mut One(Some((&self.west[lo..hi], base))),
                 self.classes,
+                self.uniform,
             ),
         }
     }
@@ -984,6 +991,7 @@ impl Shape<'_> {
             valid,
             &mut buckets,
             self.classes,
+            self.uniform,
         );
         (pairs, buckets.read)
     }

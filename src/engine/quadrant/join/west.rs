@@ -308,7 +308,8 @@ macro_rules! pick_west_loop {
 /// the join's time at n = 18. A match rather than a function pointer, so that each copy is
 /// inlined into the caller's instruction set ([`isa`]); it runs once per group and west
 /// bucket. The byte of each chunk of w is read once for all pieces; only the table entries
-/// differ.
+/// differ. `uniform`: the weight of every west mask, where the caller knows one (the AVX2
+/// loop then sums the counts before weighing them; the others ignore it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn count_west<'x, const M: usize, E: WestEntry>(
@@ -319,11 +320,12 @@ pub(super) fn count_west<'x, const M: usize, E: WestEntry>(
     valid: [&[u64; LANES]; M],
     buckets: &mut impl Buckets<'x, E, M>,
     classes: &[u64; CLASSES],
+    uniform: Option<u64>,
 ) -> u64 {
     isa::dispatch!(
         popcounts.avx512 => count_west_avx512_any(chunks, spread, tables, valid, buckets, classes);
         else isa::dispatch!(
-            popcounts.avx2 => count_west_avx2_any(chunks, spread, tables, valid, buckets, classes);
+            popcounts.avx2 => count_west_avx2_any(chunks, spread, tables, valid, buckets, classes, uniform);
             else pick_west_loop!(count_west_plain, chunks, spread, (tables, valid, buckets, classes))
         )
     )
@@ -418,8 +420,14 @@ isa::v3_fn! {
         valid: [&[u64; LANES]; M],
         buckets: &mut impl Buckets<'x, E, M>,
         classes: &[u64; CLASSES],
+        uniform: Option<u64>,
     ) -> u64 {
-        pick_west_loop!(count_west_avx2, chunks, spread, (tables, valid, buckets, classes))
+        match uniform {
+            Some(weight) => {
+                pick_west_loop!(count_west_avx2_uniform, chunks, spread, (tables, valid, buckets, weight))
+            }
+            None => pick_west_loop!(count_west_avx2, chunks, spread, (tables, valid, buckets, classes)),
+        }
     }
 }
 
@@ -439,46 +447,134 @@ isa::v3_fn! {
         buckets: &mut impl Buckets<'x, E, M>,
         classes: &[u64; CLASSES],
     ) -> u64 {
-        use isa::{words, ymm};
-        use std::arch::x86_64::{
-            _mm256_add_epi8, _mm256_and_si256, _mm256_sad_epu8, _mm256_set1_epi8,
-            _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-        };
+        use isa::words;
+        use std::arch::x86_64::{_mm256_sad_epu8, _mm256_setzero_si256};
         let tables = exact_tables::<C, M>(tables);
-        // Bits clear in each value of a nibble, in both 128-bit halves (vpshufb looks up
-        // within each half): the loop counts the zeros of each clash, the east masks a west
-        // mask is free of, with the piece's invalid masks (past the end of a short piece)
-        // set in its base as if they clashed. So no `valid` a piece in a register and no
-        // AND NOT a piece and west mask (15 instructions a piece become 14, and a group of
-        // six no longer reads its valid words from the stack). Paired against counting
-        // the ones of `valid & !clash` (AMD EPYC Zen 3, both builds at once, cores swapped,
-        // the same shard files): `count 26 --shard 162680/420000 -t 1` 0.941 and 0.939 of
-        // the CPU, `count 24 --shard 473/20000` 0.988, 1.012, 0.985, 0.974, `count 22
-        // --shard 77/200` 0.930, 0.944, 1.045, 0.993; n = 23 (median 1.007 of 6) and the
-        // n = 28 unit of `Packed`'s doc (0.974, 1.015) unchanged.
-        let zeros = _mm256_setr_epi8(
-            4, 3, 3, 2, 3, 2, 2, 1, 3, 2, 2, 1, 2, 1, 1, 0, 4, 3, 3, 2, 3, 2, 2, 1, 3, 2, 2, 1,
-            2, 1, 1, 0,
-        );
-        let nibble = _mm256_set1_epi8(0x0F);
+        let zeros = zeros_table();
         let zero = _mm256_setzero_si256();
         let mut pairs = zero;
         while let Some((ws, base)) = buckets.next() {
-            let base: [[u64; LANES]; M] =
-                std::array::from_fn(|i| std::array::from_fn(|b| base[i][b] | !valid[i][b]));
+            let base = with_invalid(base, valid);
             for entry in ws {
-                let mut bytes = zero;
-                each_piece::<M>(|i| {
-                    let clash = ymm(&clash::<C, SPREAD, E>(tables[i], entry, &base[i]));
-                    let low = _mm256_shuffle_epi8(zeros, _mm256_and_si256(clash, nibble));
-                    let high = _mm256_srli_epi16::<4>(clash);
-                    let high = _mm256_shuffle_epi8(zeros, _mm256_and_si256(high, nibble));
-                    bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
-                });
+                let bytes = add_zeros::<C, SPREAD, M, E>(zeros, zero, tables, entry, &base);
                 pairs = add_weighted(pairs, _mm256_sad_epu8(bytes, zero), *entry, classes);
             }
         }
         words(pairs).iter().sum()
+    }
+}
+
+isa::v3_fn! {
+    /// [`count_west_avx2`] where every west mask weighs `weight` (odd boards, and the
+    /// swapped joins of even ones: `Joiner::expect_weights`): the byte counts of successive
+    /// west masks add up in place and are summed (`vpsadbw`) only before a byte could pass
+    /// 255, every 31 masks for one piece and every 5 for six (at most 8 zeros a byte and
+    /// piece), and the weight multiplies the call's total once. So a west mask drops its
+    /// weight's load, its multiply, its sum and its 64-bit add.
+    ///
+    /// Paired against [`count_west_avx2`] for every list (AMD EPYC Zen 3, both builds at
+    /// once, one per core, cores swapped each round, the same shard files, `-t 1`): `count
+    /// 22 --shard 77/200` 0.967, 0.985, 0.987, 0.976; `count 20 --shard 3/10` 0.999, 0.957,
+    /// 0.969; `count 25 --shard 123456/200000` 0.989, 1.012, 0.961; `count 23 --shard
+    /// 1234/2000` 0.978, 0.994, 1.007, 0.996; `count 24 --shard 473/20000` 1.001, 0.992,
+    /// 0.996. Small: this tail of the loop is not what bounds it, so grouping a bucket's
+    /// masks by weight class, so that the packed joins of even boards could do the same,
+    /// would gain no more than this.
+    fn count_west_avx2_uniform<'x, const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
+        tables: [&[ChunkTable]; M],
+        valid: [&[u64; LANES]; M],
+        buckets: &mut impl Buckets<'x, E, M>,
+        weight: u64,
+    ) -> u64 {
+        use isa::words;
+        use std::arch::x86_64::{_mm256_add_epi64, _mm256_sad_epu8, _mm256_setzero_si256};
+        let tables = exact_tables::<C, M>(tables);
+        let zeros = zeros_table();
+        let zero = _mm256_setzero_si256();
+        let per_sum = 255 / (8 * M);
+        let (mut left, mut bytes, mut pairs) = (per_sum, zero, zero);
+        while let Some((ws, base)) = buckets.next() {
+            let base = with_invalid(base, valid);
+            for entry in ws {
+                bytes = add_zeros::<C, SPREAD, M, E>(zeros, bytes, tables, entry, &base);
+                left -= 1;
+                if left == 0 {
+                    pairs = _mm256_add_epi64(pairs, _mm256_sad_epu8(bytes, zero));
+                    (bytes, left) = (zero, per_sum);
+                }
+            }
+        }
+        pairs = _mm256_add_epi64(pairs, _mm256_sad_epu8(bytes, zero));
+        weight * words(pairs).iter().sum::<u64>()
+    }
+}
+
+/// Each piece's `base` with its invalid masks (past the end of a short piece) set, as if
+/// they clashed with every west mask: the AVX2 loops count the zeros of a clash ([`Zeros`]).
+#[inline(always)]
+fn with_invalid<const M: usize>(
+    base: [[u64; LANES]; M],
+    valid: [&[u64; LANES]; M],
+) -> [[u64; LANES]; M] {
+    std::array::from_fn(|i| std::array::from_fn(|b| base[i][b] | !valid[i][b]))
+}
+
+/// The AVX2 loops' popcount: the zeros of each byte of a clash, by two lookups of a
+/// 16-entry table (the bits clear in each value of a nibble, in both 128-bit halves, as
+/// `vpshufb` looks up within each half). Counting the zeros, the east masks a west mask is
+/// free of, with each piece's invalid masks set in its base ([`with_invalid`]), needs no
+/// `valid` a piece in a register and no AND NOT a piece and west mask (15 instructions a
+/// piece become 14, and a group of six no longer reads its valid words from the stack).
+/// Paired against counting the ones of `valid & !clash` (AMD EPYC Zen 3, both builds at
+/// once, cores swapped, the same shard files): `count 26 --shard 162680/420000 -t 1` 0.941
+/// and 0.939 of the CPU, `count 24 --shard 473/20000` 0.988, 1.012, 0.985, 0.974, `count
+/// 22 --shard 77/200` 0.930, 0.944, 1.045, 0.993; n = 23 (median 1.007 of 6) and the n =
+/// 28 unit of `Packed`'s doc (0.974, 1.015) unchanged.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Zeros {
+    table: std::arch::x86_64::__m256i,
+    nibble: std::arch::x86_64::__m256i,
+}
+
+isa::v3_fn! {
+    /// The table and the nibble mask of [`Zeros`].
+    #[inline]
+    fn zeros_table() -> Zeros {
+        use std::arch::x86_64::{_mm256_set1_epi8, _mm256_setr_epi8};
+        Zeros {
+            table: _mm256_setr_epi8(
+                4, 3, 3, 2, 3, 2, 2, 1, 3, 2, 2, 1, 2, 1, 1, 0, 4, 3, 3, 2, 3, 2, 2, 1, 3, 2, 2, 1,
+                2, 1, 1, 0,
+            ),
+            nibble: _mm256_set1_epi8(0x0F),
+        }
+    }
+}
+
+isa::v3_fn! {
+    /// `bytes` plus the zeros of each byte of the clashes of `entry` with the `M` pieces
+    /// (`tables`, `base`), by [`Zeros`]' lookups.
+    #[inline]
+    fn add_zeros<const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
+        z: Zeros,
+        mut bytes: std::arch::x86_64::__m256i,
+        tables: [&[ChunkTable; C]; M],
+        entry: &E,
+        base: &[[u64; LANES]; M],
+    ) -> std::arch::x86_64::__m256i {
+        use isa::ymm;
+        use std::arch::x86_64::{
+            _mm256_add_epi8, _mm256_and_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+        };
+        each_piece::<M>(|i| {
+            let clash = ymm(&clash::<C, SPREAD, E>(tables[i], entry, &base[i]));
+            let low = _mm256_shuffle_epi8(z.table, _mm256_and_si256(clash, z.nibble));
+            let high = _mm256_srli_epi16::<4>(clash);
+            let high = _mm256_shuffle_epi8(z.table, _mm256_and_si256(high, z.nibble));
+            bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
+        });
+        bytes
     }
 }
 
@@ -732,6 +828,8 @@ mod tests {
             let west = weighted(masks(chunks as u64 + 70, 500, bits, 10), &classes);
             let mut pieces: [Piece; GROUP] = Default::default();
             let mut wants = [0u64; GROUP];
+            // The same pairs with every west mask weighing 2 (class 1).
+            let mut uniform_wants = [0u64; GROUP];
             for (i, (piece, want)) in pieces.iter_mut().zip(&mut wants).enumerate() {
                 let east = masks(
                     chunks as u64 + 7 + i as u64,
@@ -749,6 +847,14 @@ mod tests {
                         u64::from(weight) * disjoint.count() as u64
                     })
                     .sum();
+                uniform_wants[i] = west
+                    .iter()
+                    .map(|&(w, _)| {
+                        2 * (0..east.len())
+                            .filter(|&j| free(j) && east[j] & w == 0)
+                            .count() as u64
+                    })
+                    .sum();
                 assert!(*want > 0, "{chunks} chunks: choose a lower density");
             }
             for spread_it in [false, true] {
@@ -764,8 +870,11 @@ mod tests {
                 let packed: Vec<Packed> =
                     ws.iter().map(|&(w, x)| Packed::new(w, class(x))).collect();
                 let packs = spread_it && chunks <= PACKED_CHUNKS;
+                let ws_two: Vec<(u64, u32)> = ws.iter().map(|&(w, _)| (w, 2)).collect();
+                let packed_two: Vec<Packed> = ws.iter().map(|&(w, _)| Packed::new(w, 1)).collect();
                 for &(name, popcounts) in &loops {
-                    let count = |m: usize, packed_too: bool| -> u64 {
+                    let count = |m: usize, packed_too: bool, uniform: Option<u64>| -> u64 {
+                        #[allow(clippy::too_many_arguments)]
                         fn run<const M: usize>(
                             pieces: &[Piece],
                             bases: &[[u64; LANES]; GROUP],
@@ -774,6 +883,7 @@ mod tests {
                             popcounts: Popcounts,
                             ws: &[impl WestEntry],
                             classes: &[u64; CLASSES],
+                            uniform: Option<u64>,
                         ) -> u64 {
                             let tables = std::array::from_fn(|i| &pieces[i].tables[..]);
                             let valid = std::array::from_fn(|i| {
@@ -781,34 +891,46 @@ mod tests {
                             });
                             let base: [[u64; LANES]; M] = std::array::from_fn(|i| bases[i]);
                             let mut one = One(Some((ws, base)));
-                            count_west(chunks, spread, popcounts, tables, valid, &mut one, classes)
+                            count_west(
+                                chunks, spread, popcounts, tables, valid, &mut one, classes,
+                                uniform,
+                            )
                         }
-                        let (p, b, c) = (&pieces[..], &bases, chunks);
+                        let (p, b, c, u) = (&pieces[..], &bases, chunks, uniform);
+                        let (ws, packed) = match uniform {
+                            Some(_) => (&ws_two, &packed_two),
+                            None => (&ws, &packed),
+                        };
                         match (m, packed_too) {
-                            (1, false) => run::<1>(p, b, c, spread_it, popcounts, &ws, &wide),
-                            (2, false) => run::<2>(p, b, c, spread_it, popcounts, &ws, &wide),
-                            (3, false) => run::<3>(p, b, c, spread_it, popcounts, &ws, &wide),
-                            (4, false) => run::<4>(p, b, c, spread_it, popcounts, &ws, &wide),
-                            (5, false) => run::<5>(p, b, c, spread_it, popcounts, &ws, &wide),
-                            (6, false) => run::<6>(p, b, c, spread_it, popcounts, &ws, &wide),
-                            (1, true) => run::<1>(p, b, c, true, popcounts, &packed, &wide),
-                            (2, true) => run::<2>(p, b, c, true, popcounts, &packed, &wide),
-                            (3, true) => run::<3>(p, b, c, true, popcounts, &packed, &wide),
-                            (4, true) => run::<4>(p, b, c, true, popcounts, &packed, &wide),
-                            (5, true) => run::<5>(p, b, c, true, popcounts, &packed, &wide),
-                            _ => run::<6>(p, b, c, true, popcounts, &packed, &wide),
+                            (1, false) => run::<1>(p, b, c, spread_it, popcounts, ws, &wide, u),
+                            (2, false) => run::<2>(p, b, c, spread_it, popcounts, ws, &wide, u),
+                            (3, false) => run::<3>(p, b, c, spread_it, popcounts, ws, &wide, u),
+                            (4, false) => run::<4>(p, b, c, spread_it, popcounts, ws, &wide, u),
+                            (5, false) => run::<5>(p, b, c, spread_it, popcounts, ws, &wide, u),
+                            (6, false) => run::<6>(p, b, c, spread_it, popcounts, ws, &wide, u),
+                            (1, true) => run::<1>(p, b, c, true, popcounts, packed, &wide, u),
+                            (2, true) => run::<2>(p, b, c, true, popcounts, packed, &wide, u),
+                            (3, true) => run::<3>(p, b, c, true, popcounts, packed, &wide, u),
+                            (4, true) => run::<4>(p, b, c, true, popcounts, packed, &wide, u),
+                            (5, true) => run::<5>(p, b, c, true, popcounts, packed, &wide, u),
+                            _ => run::<6>(p, b, c, true, popcounts, packed, &wide, u),
                         }
                     };
                     for m in 1..=GROUP {
-                        let want: u64 = wants[..m].iter().sum();
-                        let got = count(m, false);
-                        assert_eq!(
-                            got, want,
-                            "{name}: {m} pieces, {chunks} chunks, spread {spread_it}"
-                        );
-                        if packs {
-                            let got = count(m, true);
-                            assert_eq!(got, want, "{name}: {m} pieces, {chunks} chunks, packed");
+                        for uniform in [None, Some(2)] {
+                            let want: u64 = match uniform {
+                                None => wants[..m].iter().sum(),
+                                Some(_) => uniform_wants[..m].iter().sum(),
+                            };
+                            let got = count(m, false, uniform);
+                            assert_eq!(
+                                got, want,
+                                "{name}: {m} pieces, {chunks} chunks, spread {spread_it}, weight {uniform:?}"
+                            );
+                            if packs {
+                                let got = count(m, true, uniform);
+                                assert_eq!(got, want, "{name}: {m} pieces, {chunks} chunks, packed, weight {uniform:?}");
+                            }
                         }
                     }
                 }
