@@ -834,6 +834,16 @@ mod tests {
             groups.entry(key).or_default().push(f);
         }
         let mut scratch = Scratch::default();
+        // Seconds to make and sort set e's lists of frame f, and their lengths.
+        let mut made_and_sorted = |f: &Frame, e: u32| {
+            let clock = std::time::Instant::now();
+            f.prepare_set(e, Some(&table), &mut scratch);
+            let (east, west) = scratch.list_lens();
+            if east > 0 {
+                f.keep_prepared(&mut scratch);
+            }
+            (clock.elapsed().as_secs_f64(), east, west)
+        };
         let mut x = 99u64;
         let (mut kept, mut shared, mut short, mut frames_full, mut once) =
             (0.0, 0.0, 0.0, 0.0, 0.0);
@@ -851,24 +861,14 @@ mod tests {
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let e = all[(x >> 33) as usize % all.len()];
-                let clock = std::time::Instant::now();
-                s.prepare_set(e, Some(&table), &mut scratch);
-                let (se, sw) = scratch.list_lens();
-                if se > 0 {
-                    s.keep_prepared(&mut scratch);
-                }
-                t_shared += clock.elapsed().as_secs_f64();
+                let (secs, se, sw) = made_and_sorted(&s, e);
+                t_shared += secs;
                 let s_full = if full_east { se } else { sw } as f64;
                 once += s_full;
                 for f in g {
                     assert_eq!(f.rows, s.rows);
-                    let clock = std::time::Instant::now();
-                    f.prepare_set(e, Some(&table), &mut scratch);
-                    let (fe, fw) = scratch.list_lens();
-                    if fe > 0 {
-                        f.keep_prepared(&mut scratch);
-                    }
-                    t_frames += clock.elapsed().as_secs_f64();
+                    let (secs, fe, fw) = made_and_sorted(f, e);
+                    t_frames += secs;
                     let (full, other) = if full_east { (fe, fw) } else { (fw, fe) };
                     kept += full as f64;
                     frames_full += full as f64;

@@ -243,6 +243,16 @@ impl WestEntry for (u64, u32) {
 /// 0.980 of 7 (0.93-1.08). The bytes alone, against `each_piece` with the bytes cut out of
 /// the word: n = 26 0.958 and 0.941, n = 24 0.966, 0.945 and 1.004. Not yet measured on a
 /// CPU with AVX-512, whose loop reads the same bytes.
+///
+/// Tried and not kept (Zen 3, 2026-12-06, paired the same way): the unpacked sorted lists
+/// (west lists below [`PACK_FROM`](super::PACK_FROM), most joins of n <= 23 and the odd
+/// boards') kept as bytes too, with their 32-bit weight (16 bytes an entry as before):
+/// `count 23 --shard 1234/2000` 0.975, 1.013, 1.027, 1.022 (12-byte entries: 1.018, 1.022,
+/// 0.991, 1.003), `count 22 --shard 77/200` 0.98 (12-byte entries). The hottest copy at n =
+/// 23 then read each chunk's byte from memory, and the west loops kept their 36% of the
+/// samples (`perf record`). Not traced further; a likely reason is that each table
+/// entry's load then waits on the byte's load, where the sparse joins' short buckets
+/// leave the core fewer west masks to overlap.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Packed(pub(super) [u8; 8]);
 
@@ -472,14 +482,16 @@ isa::v3_fn! {
     /// piece), and the weight multiplies the call's total once. So a west mask drops its
     /// weight's load, its multiply, its sum and its 64-bit add.
     ///
-    /// Paired against [`count_west_avx2`] for every list (AMD EPYC Zen 3, both builds at
-    /// once, one per core, cores swapped each round, the same shard files, `-t 1`): `count
-    /// 22 --shard 77/200` 0.967, 0.985, 0.987, 0.976; `count 20 --shard 3/10` 0.999, 0.957,
-    /// 0.969; `count 25 --shard 123456/200000` 0.989, 1.012, 0.961; `count 23 --shard
-    /// 1234/2000` 0.978, 0.994, 1.007, 0.996; `count 24 --shard 473/20000` 1.001, 0.992,
-    /// 0.996. Small: this tail of the loop is not what bounds it, so grouping a bucket's
-    /// masks by weight class, so that the packed joins of even boards could do the same,
-    /// would gain no more than this.
+    /// Paired against the build before, which ran [`count_west_avx2`] for every list (AMD
+    /// EPYC Zen 3, 2026-12-06, both builds at once, one per core, cores swapped each round,
+    /// the same shard files, `-t 1`; the CPU of B over A, medians of 4 rounds): `count 20
+    /// --shard 3/10` 0.986, `count 22 --shard 77/200` 0.993, `count 23 --shard 1234/2000`
+    /// 0.995, `count 25 --shard 123456/200000` 0.993, `count 24 --shard 473/20000` 1.003,
+    /// `count 26 --shard 162680/420000` (no uniform join) 0.999 of 6. A first form, with
+    /// both loops in one function, gave 0.98 at n = 22 and 0.97 at n = 20. About 1% where
+    /// the joins are uniform, so this tail of the loop is not what bounds it, and grouping
+    /// a bucket's masks by weight class, so that the packed joins of even boards could do
+    /// the same, would gain no more than this.
     fn count_west_avx2_uniform<'x, const C: usize, const SPREAD: bool, const M: usize, E: WestEntry>(
         tables: [&[ChunkTable]; M],
         valid: [&[u64; LANES]; M],
