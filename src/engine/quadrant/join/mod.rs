@@ -687,6 +687,11 @@ impl Joiner {
                 (a == b && b == c && (d == 0 || d == a)).then_some(u64::from(a))
             }),
         };
+        // The AVX2 loop weighs a uniform join's pairs once a call, trusting the caller's
+        // weights (a packed list's are checked in its sort).
+        debug_assert!(shape
+            .uniform
+            .is_none_or(|u| west.iter().all(|w| u64::from(w.1) == u)));
         let pieces = &mut self.pieces;
         if a.sparse {
             let keys = KeyTable {
