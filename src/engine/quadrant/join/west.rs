@@ -487,7 +487,7 @@ isa::v3_fn! {
     /// the same shard files, `-t 1`; the CPU of B over A, medians of 4 rounds): `count 20
     /// --shard 3/10` 0.986, `count 22 --shard 77/200` 0.993, `count 23 --shard 1234/2000`
     /// 0.995, `count 25 --shard 123456/200000` 0.993, `count 24 --shard 473/20000` 1.003,
-    /// `count 26 --shard 162680/420000` (no uniform join) 0.999 of 6. A first form, with
+    /// `count 26 --shard 162680/420000` (no uniform join) 1.000 of 6. A first form, with
     /// both loops in one function, gave 0.98 at n = 22 and 0.97 at n = 20. About 1% where
     /// the joins are uniform, so this tail of the loop is not what bounds it, and grouping
     /// a bucket's masks by weight class, so that the packed joins of even boards could do
