@@ -322,6 +322,8 @@ macro_rules! pick_west_loop {
 /// loop then sums the counts before weighing them; the others ignore it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
+// `uniform` is read only by the x86-64 AVX2 loop.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub(super) fn count_west<'x, const M: usize, E: WestEntry>(
     chunks: usize,
     spread: bool,
@@ -523,6 +525,7 @@ isa::v3_fn! {
 
 /// Each piece's `base` with its invalid masks (past the end of a short piece) set, as if
 /// they clashed with every west mask: the AVX2 loops count the zeros of a clash ([`Zeros`]).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn with_invalid<const M: usize>(
     base: [[u64; LANES]; M],
