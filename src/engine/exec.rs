@@ -117,7 +117,9 @@ impl Prepared {
     }
 
     /// Runs a batch of units, returning one result per unit in order, or `None` if `stop`
-    /// was raised before the batch finished (nothing of it is then reported).
+    /// was raised before the batch finished (nothing of it is then reported). Quadrant
+    /// units of one frame group and one prefix run together ([`run_quadrant`]); each
+    /// result is the one the unit gives alone.
     pub(crate) fn run_batch(&self, units: &[Unit], stop: &AtomicBool) -> Option<Vec<UnitResult>> {
         if stop.load(Ordering::Relaxed) {
             return None;
@@ -133,28 +135,28 @@ impl Prepared {
             true => Some(self.context(stop)?),
             false => None,
         };
-        let mut scratch = quadrant.map(|_| self.take_scratch());
         let solo = |(solutions, nodes): (u64, u64)| {
             (!stop.load(Ordering::Relaxed)).then_some(UnitResult { solutions, nodes })
         };
-        let results = units
+        let mut quadrant_results = vec![None; units.len()];
+        if let Some(ctx) = quadrant {
+            let mut scratch = self.take_scratch();
+            let done = run_quadrant(ctx, units, &mut quadrant_results, &mut scratch, stop);
+            self.scratches.put(scratch);
+            done?;
+        }
+        units
             .iter()
-            .map(|u| match u.kind {
+            .zip(quadrant_results)
+            .map(|(u, q)| match u.kind {
                 UnitKind::Border { .. } => border_results.next(),
                 UnitKind::Fixed180 { col } => solo(count_fixed180(n, col as usize)),
                 UnitKind::Fixed90 => solo(count_fixed90(n)),
-                UnitKind::Quadrant { frame, prefix } => {
-                    let ctx = quadrant.expect("built for a batch with quadrant units");
-                    let scratch = scratch.as_mut().expect("taken with the context");
-                    let r = ctx.run_unit(frame, prefix, scratch, stop)?;
-                    solo((r.solutions, r.tested))
+                UnitKind::Quadrant { .. } => {
+                    q.and_then(|(solutions, tested)| solo((solutions, tested)))
                 }
             })
-            .collect();
-        if let Some(scratch) = scratch {
-            self.scratches.put(scratch);
-        }
-        results
+            .collect()
     }
 
     /// A quadrant worker's buffers: those a finished batch put back, or new ones.
@@ -168,6 +170,38 @@ impl Prepared {
         self.run_batch(std::slice::from_ref(unit), stop)
             .map(|r| r[0])
     }
+}
+
+/// Counts the quadrant units of `units` into `results` (solutions, pairs tested; by
+/// position), those of one group and one prefix together wherever they stand in the batch
+/// ([`quadrant::Context::run_bundle`]: one full-side search a set for the group; the same
+/// results as unit by unit). None if `stop` was raised first.
+fn run_quadrant(
+    ctx: &quadrant::Context,
+    units: &[Unit],
+    results: &mut [Option<(u64, u64)>],
+    scratch: &mut quadrant::Scratch,
+    stop: &AtomicBool,
+) -> Option<()> {
+    let mut order: Vec<(u16, u32, u16, usize)> = units
+        .iter()
+        .enumerate()
+        .filter_map(|(i, u)| match u.kind {
+            UnitKind::Quadrant { frame, prefix } => {
+                Some((ctx.group_of[frame as usize], prefix, frame, i))
+            }
+            _ => None,
+        })
+        .collect();
+    order.sort_unstable();
+    for bundle in order.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let frames: Vec<u16> = bundle.iter().map(|b| b.2).collect();
+        let counted = ctx.run_bundle(&frames, bundle[0].1, scratch, stop)?;
+        for (b, r) in bundle.iter().zip(counted) {
+            results[b.3] = Some((r.solutions, r.tested));
+        }
+    }
+    Some(())
 }
 
 /// Runs a batch of units of the plan for `n` under the caller's `config`, preparing for

@@ -6,15 +6,23 @@
 //! stealing keeps every thread busy until the last batch, whatever the spread of unit
 //! costs. Every batch runs on the count's one [`Prepared`] (what its units share, the
 //! quadrant table among it), which the caller owns.
+//!
+//! Odd boards up to n = 25 order their quadrant units by frame group and prefix and cut
+//! batches only between bundles (`batches`): the units of one group and one prefix then run
+//! in one batch, which searches each set's longer half once for all of them
+//! (`quadrant::Context::run_bundle`; `count 19 -t 1` about 0.82 of the CPU). A unit's
+//! result does not depend on its batch.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
 use crate::engine::counts::{Counts, Tally};
 use crate::engine::exec::Prepared;
-use crate::engine::plan::{Unit, UnitPlan, UnitResult};
-use crate::engine::Config;
+use crate::engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
+use crate::engine::{quadrant, Config};
+use crate::Engine;
 use crate::Error;
 
 /// Bytes a count holds per unit of its plan, at most: the plan (12), the session's scope and
@@ -189,11 +197,13 @@ where
 {
     let pool = pool(threads)?;
     let batch = batch_size(plan.engine().unit_seconds(plan.n()), units.len(), threads);
+    let (units, batches) = batches(plan, units, batch);
     let summary = pool.install(|| {
-        units
-            .par_chunks(batch)
+        batches
+            .par_iter()
             .with_max_len(1)
-            .map(|chunk| {
+            .map(|range| {
+                let chunk = &units[range.clone()];
                 let mut s = RunSummary::default();
                 if stop.load(Ordering::Relaxed) {
                     s.interrupted = true;
@@ -219,6 +229,44 @@ where
             })
     });
     Ok(summary)
+}
+
+/// The batches of `units`: ranges of `batch` units, or, where the quadrant engine counts
+/// the units of one frame group and one prefix together (odd n up to 25, see
+/// `quadrant::bundles`), of whole bundles: the units ordered by (group, prefix, frame) and
+/// each batch closed at the first bundle boundary from `batch` units on. A unit's result
+/// does not depend on its batch, so the order changes only which work is shared.
+fn batches(plan: &UnitPlan, units: &[Unit], batch: usize) -> (Vec<Unit>, Vec<Range<usize>>) {
+    let mut units = units.to_vec();
+    let bundle = match plan.engine() {
+        Engine::Quadrant => quadrant::bundles(plan.n(), plan.len()),
+        Engine::Backtrack => None,
+    };
+    let Some(group_of) = bundle else {
+        let ranges = (0..units.len())
+            .step_by(batch.max(1))
+            .map(|at| at..(at + batch.max(1)).min(units.len()))
+            .collect();
+        return (units, ranges);
+    };
+    let key = |u: &Unit| match u.kind {
+        UnitKind::Quadrant { frame, prefix } => (0, group_of[frame as usize], prefix),
+        _ => (1, 0, u.id),
+    };
+    units.sort_by_key(|u| (key(u), u.id));
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for at in 1..=units.len() {
+        let boundary = at == units.len() || key(&units[at]) != key(&units[at - 1]);
+        if boundary && at - start >= batch {
+            ranges.push(start..at);
+            start = at;
+        }
+    }
+    if start < units.len() {
+        ranges.push(start..units.len());
+    }
+    (units, ranges)
 }
 
 /// Units per batch, for units of about `unit_secs` seconds each (the engine's model,
@@ -272,6 +320,51 @@ mod tests {
         assert_eq!(batch_size(secs(20), 119_330, 2), 16);
         assert_eq!(batch_size(secs(27), 748_029, 2), 1);
         assert_eq!(batch_size(secs(8), 10, 4), 1);
+    }
+
+    #[test]
+    fn batches_cover_every_unit_once_and_keep_bundles_whole() {
+        // Odd n: the units of one group and prefix stand in one batch; even n: batches of
+        // the size asked, in the order given. Every unit once either way.
+        for n in [13u32, 14, 15] {
+            let plan = UnitPlan::with_engine(n, Engine::Quadrant);
+            let bundled = quadrant::bundles(n, plan.len());
+            assert_eq!(bundled.is_some(), n % 2 == 1, "n = {n}");
+            // A shard's units: every third.
+            let some: Vec<Unit> = plan.units().iter().copied().step_by(3).collect();
+            for batch in [1, 5, 64] {
+                let (units, ranges) = batches(&plan, &some, batch);
+                let mut ids: Vec<u32> = ranges
+                    .iter()
+                    .flat_map(|r| &units[r.clone()])
+                    .map(|u| u.id)
+                    .collect();
+                ids.sort_unstable();
+                assert_eq!(
+                    ids,
+                    some.iter().map(|u| u.id).collect::<Vec<_>>(),
+                    "n = {n}"
+                );
+                let bundle_of = |u: &Unit| match (u.kind, &bundled) {
+                    (UnitKind::Quadrant { frame, prefix }, Some(g)) => {
+                        Some((g[frame as usize], prefix))
+                    }
+                    _ => None,
+                };
+                let mut seen = std::collections::HashMap::new();
+                for (i, r) in ranges.iter().enumerate() {
+                    assert!(r.len() >= batch.min(units.len()) || i == ranges.len() - 1);
+                    for u in &units[r.clone()] {
+                        if let Some(b) = bundle_of(u) {
+                            assert_eq!(*seen.entry(b).or_insert(i), i, "n = {n}: {b:?} split");
+                        }
+                    }
+                }
+                if bundled.is_none() {
+                    assert!(ranges.iter().all(|r| r.len() <= batch), "n = {n}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -204,6 +204,59 @@ impl Frame {
         frames
     }
 
+    /// The group of a two-queen frame of an odd board: the row r of its middle-column
+    /// queen (r, h) and whether its middle-row queen (h, c) is west (c < h). None for the
+    /// centre frame and even boards.
+    ///
+    /// Why frames group: two frames with the same r and the same side of c leave the same
+    /// rows free, and the side away from c keeps all its h columns (its *full* side: east
+    /// when c is west). The full side's patterns of a set E then differ between the frames
+    /// only by the two diagonals of (h, c), which they must avoid: each frame's list is the
+    /// list made without (h, c) ([`Frame::group_frame`]), less the patterns on those two
+    /// diagonals ([`Frame::full_block`]), in the same order (the half searches only skip
+    /// what a blocked diagonal forbids). Worked numbers: n = 23 keeps 55 two-queen frames
+    /// in 10 groups of 10 down to 1, and a frame keeps 46% of its group's list.
+    pub(super) fn group(&self) -> Option<(u8, bool)> {
+        let h = (self.n / 2) as u8;
+        match (self.rule, self.pre.as_slice()) {
+            (Rule::Orbit(_), &[(_, c), (r, _)]) => Some((r, c < h)),
+            _ => None,
+        }
+    }
+
+    /// Whether the full side (see [`Frame::group`]) is the east half.
+    pub(super) fn full_east(&self) -> bool {
+        self.east.count_ones() as usize == self.n / 2
+    }
+
+    /// The frame of this frame's group: the same rows and columns, the middle-column queen
+    /// alone pre-placed. Only its full side's patterns are used.
+    pub(super) fn group_frame(&self) -> Frame {
+        Frame {
+            pre: self.pre[1..].to_vec(),
+            ..self.clone()
+        }
+    }
+
+    /// The diagonals of the middle-row queen as bits of a full-side pattern's mask: a
+    /// pattern of the group's list belongs to this frame exactly when it takes none.
+    ///
+    /// A pattern's mask keeps absolute diagonal d at bit d - lo (up) and len + d - lo
+    /// (down), lo = [`Frame::shared_lo`], on either side: the searches shift a side's
+    /// diagonals by its first column c0 and then by lo - c0. A diagonal of (h, c) outside
+    /// the shared range is one no queen of the full side can take (it is the other side's
+    /// queen, so its diagonals reach the full side only through shared ones): dropping it
+    /// drops nothing. Worked number: n = 7 (h = 3, lo = 4, len = 5), (3, 1): up-diagonal 4
+    /// is bit 0, down-diagonal 1 - 3 + 6 = 4 is bit 5 + 0 = 5; block = 0b100001.
+    pub(super) fn full_block(&self) -> u64 {
+        let (r, c) = (u32::from(self.pre[0].0), u32::from(self.pre[0].1));
+        let (lo, len) = (self.shared_lo(), self.shared_len());
+        let mask = (1u64 << len) - 1;
+        let up = (1u64 << (r + c)) >> lo & mask;
+        let down = (1u64 << (c + self.n as u32 - 1 - r)) >> lo & mask;
+        up | down << len
+    }
+
     /// The pre-placed queens (row, column), for the independent recount's test that it
     /// finds the same frames.
     #[cfg(test)]

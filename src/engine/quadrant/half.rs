@@ -299,7 +299,6 @@ pub struct Part {
 
 impl Part {
     /// All patterns.
-    #[cfg(test)]
     pub const WHOLE: Part = Part { index: 0, of: 1 };
 
     /// Whether patterns with north column set `c` (relative to the half) are in this part.
@@ -373,6 +372,22 @@ impl MaskList {
             self.buf[self.len] = m;
         }
         self.len += 1;
+    }
+
+    /// Appends the masks of `from` that take none of the bits `block`, in their order, and
+    /// returns how many. Branch-free as the searches' loops are: every mask is written and
+    /// the end moves only past the kept ones (a group's full list keeps about half its
+    /// masks for each frame, so a branch would mispredict often).
+    pub fn extend_avoiding(&mut self, from: &[u64], block: u64) -> usize {
+        let start = self.len;
+        let buf = self.room(from.len());
+        let mut at = start;
+        for &m in from {
+            buf[at] = m;
+            at += usize::from(m & block == 0);
+        }
+        self.truncate_to(at);
+        at - start
     }
 
     /// The whole buffer, at least `extra` words longer than the list, to write candidates

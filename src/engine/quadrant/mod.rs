@@ -34,8 +34,9 @@
 //! (one queen in the centre, or two); the rest is four h×h quadrants as above, with those
 //! queens' diagonals blocked. Every placement of the two middle queens is a [`Frame`].
 //!
-//! The files: `frame` (the frames, their diagonal geometry and the symmetry weight of each
-//! set), `set` (counting one set E, in parts when its lists are large), [`half`], [`join`],
+//! The files: `frame` (the frames, their diagonal geometry, groups and the symmetry weight
+//! of each set), `set` (counting one set E, in parts when its lists are large, or a group's
+//! frames together), [`half`], [`join`],
 //! [`table`], [`units`] (the plan's units and their estimate), [`model`] (the cost, time and
 //! memory models the rest of the crate asks `Engine` for), [`sample`] (`nqueens estimate`'s
 //! sampling inside a unit), and this file: the engine's plan units and the [`Context`] a
@@ -285,6 +286,37 @@
 //! units of a group and a prefix (a new plan version, the estimate's model per group) and
 //! the joiner taking a sorted list with its bucket starts.
 //!
+//! **Built since, for the halves** (2026-12-06 night, same machine; `Frame::group`,
+//! `set::run_bundle`, [`Context::run_bundle`]): without a new plan. A frame's full-side
+//! list is its group's list less the patterns on its middle-row queen's two diagonals, mask
+//! for mask and in the same order (the half searches, table or not, only skip what a
+//! blocked diagonal forbids; test `a_frames_full_list_is_its_groups_filtered`, every set of
+//! n = 9..15). So the units of one group and one prefix, counted together, search each
+//! set's full side once and filter it per frame (a branch-free pass), and every join is
+//! the one the unit makes alone: each unit's solutions and tested pairs are unchanged
+//! (test `a_bundle_counts_each_unit_as_alone`), and so are the plan, its units, shard
+//! files, checkpoints and the independent recount. Groups of 1 or 2 frames search as before
+//! (a group's list is about 2.2 frames' own). The local runner hands out a group's units of
+//! one prefix in one batch where a bundle takes at most two minutes by the model (odd n up
+//! to 25; from n = 27 a unit takes minutes, and a batch is what `kill -9` loses), and every
+//! batch runs its units bundle by bundle wherever they stand in it (`exec::run_quadrant`).
+//! Measured (test `bundles_timed`: random bundles of one group and prefix, counted unit by
+//! unit and together, alternately first, one thread, the same results): n = 21 0.875 of the
+//! time (200 bundles), n = 23 0.951 (80 bundles: the table's lookups make its halves
+//! cheap), n = 25 without the table (the estimate's and a short shard's way) 0.743 and
+//! 0.787 (6 and 8 bundles), but with its 5 GB table 1.007 (the same 8 bundles: 234.8 s unit
+//! by unit, 236.4 s together; without the table 270.2 s and 212.7 s): a pattern looked up
+//! costs about what the filter pays for it, a pass over a list 2.2 times the frame's. So
+//! bundled, n = 25 would count about 9% faster without the table than today unbundled with
+//! it (one comparison; `model::table_pays` unchanged, since long n = 25 counts run as shards
+//! or under `--mpi`, which do not bundle). Whole counts, paired (both builds at once, one
+//! per core, against b26feb4's build): `count 19 -t 1` 0.809 and 0.835 of the CPU, `count
+//! 21 -t 1` 0.881 (848 s against 962 s, one round), the same pairs tested and the known
+//! totals. Shards keep the
+//! split, so a shard's units (spread over the plan by cost) rarely share a bundle; nor does
+//! `--mpi`, which hands units out one at a time. The sort is still per frame: sharing it
+//! too needs one key a group (so a unit's tested pairs would change: a new plan version).
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per
@@ -518,6 +550,12 @@ pub struct Context {
     pub table: Option<QuadrantTable>,
     /// Bytes of lists a set may hold per thread ([`Config::list_budget`]).
     pub list_budget: u64,
+    /// Per frame, the index of the first frame of its group ([`Frame::group`]), or its own
+    /// index where it has none: units of one group and one prefix are counted together
+    /// ([`Context::run_bundle`]).
+    pub group_of: Vec<u16>,
+    /// Per frame, its group's frame (the middle-column queen alone), where it has a group.
+    groups: Vec<Option<Frame>>,
 }
 
 /// Default of [`Config::table_limit`]: 1 GiB, which holds the tables up to n = 23 (550 MB).
@@ -549,12 +587,19 @@ impl Context {
             true => Some(QuadrantTable::build_until(n / 2, stop)?),
             false => None,
         };
+        let group_of = group_of(&frames);
+        let groups = frames
+            .iter()
+            .map(|f| f.group().map(|_| f.group_frame()))
+            .collect();
         Some(Context {
             frames,
             prefix_rows,
             proxies,
             table,
             list_budget: config.list_budget,
+            group_of,
+            groups,
         })
     }
 
@@ -576,6 +621,84 @@ impl Context {
             &self.frames[frame as usize],
             &self.proxies[frame as usize],
             self.prefix_rows[frame as usize],
+            prefix,
+            self.table.as_ref(),
+            self.list_budget,
+            scratch,
+            stop,
+        )
+    }
+}
+
+/// Per frame of `frames`, the index of the first frame of its group ([`Frame::group`]),
+/// or its own index where it has none.
+fn group_of(frames: &[Frame]) -> Vec<u16> {
+    let first = |f: &Frame| {
+        f.group()
+            .and_then(|g| frames.iter().position(|x| x.group() == Some(g)))
+    };
+    frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| first(f).unwrap_or(i) as u16)
+        .collect()
+}
+
+/// Longest a bundle of units may take on one core, by the model (seconds): a runner's batch
+/// grows to hold a whole bundle, and a batch is what a checkpoint records at once and what
+/// `kill -9` loses.
+const BUNDLE_SECONDS: f64 = 120.0;
+
+/// The group of each frame of n's plan (as [`Context::group_of`]), for a runner to hand
+/// out the units of one group and one prefix in one batch ([`Context::run_bundle`]); None
+/// where units are best handed out alone: even n (no groups), and odd n whose groups'
+/// units would take more than [`BUNDLE_SECONDS`] together by the model (n >= 27, where a
+/// unit takes minutes), given the plan's `units`.
+pub(crate) fn bundles(n: u32, units: usize) -> Option<Vec<u16>> {
+    let h = n / 2;
+    let bundle_secs = model::cpu_seconds(n) / units.max(1) as f64 * f64::from(h - 1);
+    (n % 2 == 1 && (MIN_N..=MAX_N).contains(&n) && bundle_secs <= BUNDLE_SECONDS)
+        .then(|| group_of(&Frame::all(n)))
+}
+
+impl Context {
+    /// Counts the units (f, `prefix`) for each frame f of `frames`, which share one group
+    /// (the same [`Context::group_of`]), together: each set's full-side list is searched
+    /// once for them all (see `set::run_bundle`). One result per frame, each the one
+    /// [`Context::run_unit`] gives; None if `stop` was raised first.
+    ///
+    /// # Panics
+    /// If the frames are not of one group.
+    pub fn run_bundle(
+        &self,
+        frames: &[u16],
+        prefix: u32,
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+    ) -> Option<Vec<SetResult>> {
+        let Some(&first) = frames.first() else {
+            return Some(Vec::new());
+        };
+        let one = self.group_of[first as usize];
+        assert!(
+            frames.iter().all(|&f| self.group_of[f as usize] == one),
+            "run_bundle: frames of different groups"
+        );
+        let Some(group) = &self.groups[first as usize] else {
+            // A frame with no group is its own bundle.
+            return frames
+                .iter()
+                .map(|&f| self.run_unit(f, prefix, scratch, stop))
+                .collect();
+        };
+        let with: Vec<(&Frame, &units::Proxy)> = frames
+            .iter()
+            .map(|&f| (&self.frames[f as usize], &self.proxies[f as usize]))
+            .collect();
+        set::run_bundle(
+            &with,
+            group,
+            self.prefix_rows[first as usize],
             prefix,
             self.table.as_ref(),
             self.list_budget,

@@ -86,17 +86,80 @@ impl Frame {
                 if scratch.east.is_empty() {
                     break; // nothing to join with this east part
                 }
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let (joiner, sliced, streamed) = scratch.oriented();
-                let joined =
-                    joiner.join_until(sliced, streamed, self.bits(), join::Sample::ALL, stop)?;
-                res.solutions += joined.pairs;
-                res.tested += joined.tested;
+                self.join_into(&mut res, scratch, stop)?;
             }
         }
         Some(res)
+    }
+
+    /// Counts set E whole (one part a side), the full side's list filtered from its
+    /// group's where `full` is given ([`run_bundle`]).
+    fn count_whole(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        full: Option<Full>,
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+    ) -> Option<SetResult> {
+        let whole = Part::WHOLE;
+        let mut res = self.prepare_with(e, table, scratch, whole, whole, true, full);
+        if !scratch.east.is_empty() {
+            self.join_into(&mut res, scratch, stop)?;
+        }
+        Some(res)
+    }
+
+    /// Joins the lists [`Frame::prepare_part`] left in `scratch`, adding the pairs found
+    /// and tested to `res`; None if `stop` was raised first.
+    fn join_into(
+        &self,
+        res: &mut SetResult,
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+    ) -> Option<()> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let (joiner, sliced, streamed) = scratch.oriented();
+        let joined = joiner.join_until(sliced, streamed, self.bits(), join::Sample::ALL, stop)?;
+        res.solutions += joined.pairs;
+        res.tested += joined.tested;
+        Some(())
+    }
+
+    /// The full side's patterns of set E ([`Frame::group`]; this is a group's frame) into
+    /// `out`.
+    fn full_side(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        scratch: &mut Scratch,
+        out: &mut MaskList,
+    ) -> HalfStats {
+        let [a, b, c] = self.split_into(e, &mut scratch.rows);
+        let rows = &scratch.rows;
+        let (c0, cols, north, south) = match self.full_east() {
+            true => (self.shared_lo(), self.east, &rows[..a], &rows[a..b]),
+            false => (0, self.west, &rows[b..c], &rows[c..]),
+        };
+        let half = self.half(c0, cols, (0, 0));
+        half.patterns_part(north, south, table, Part::WHOLE, &mut scratch.half, out)
+    }
+
+    /// The search problem of the half whose first column is `c0` and free columns `cols`,
+    /// the diagonals `avoid` (absolute up, down) blocked besides the pre-placed queens'.
+    fn half(&self, c0: u32, cols: u64, (avoid_up, avoid_down): (u64, u64)) -> Half {
+        let (pre_up, pre_down) = self.pre_diagonals();
+        Half {
+            n: self.n,
+            cols: cols >> c0,
+            pre_up: (pre_up | avoid_up) >> c0,
+            pre_down: (pre_down | avoid_down) >> c0,
+            shared_lo: self.shared_lo() - c0,
+            shared_len: self.shared_len(),
+            h: (self.n / 2) as u32,
+        }
     }
 
     /// How many parts set E's east and west lists are cut into (see
@@ -179,6 +242,28 @@ impl Frame {
         west_part: Part,
         new_east: bool,
     ) -> SetResult {
+        self.prepare_with(e, table, scratch, east_part, west_part, new_east, None)
+    }
+
+    /// [`Frame::prepare_part`], the full side's list taken from its group's (`full`:
+    /// filtered, not searched) where given; whole lists only.
+    #[allow(clippy::too_many_arguments)] // prepare_part's six and the group's list
+    fn prepare_with(
+        &self,
+        e: u32,
+        table: Option<&QuadrantTable>,
+        scratch: &mut Scratch,
+        east_part: Part,
+        west_part: Part,
+        new_east: bool,
+        full: Option<Full>,
+    ) -> SetResult {
+        debug_assert!(full.is_none() || (east_part, west_part) == (Part::WHOLE, Part::WHOLE));
+        let full_east = self.full_east();
+        let (full_e, full_w) = match full {
+            Some(f) if full_east => (Some(f), None),
+            f => (None, f),
+        };
         let (weight, z_weight) = self.weight(e);
         let mut res = SetResult::default();
         if new_east {
@@ -195,18 +280,7 @@ impl Frame {
         let (east_n, rest) = rows.split_at(a);
         let (east_s, rest) = rest.split_at(b - a);
         let (west_n, west_s) = rest.split_at(c - b);
-        let h = self.n / 2;
-
-        let (pre_up, pre_down) = self.pre_diagonals();
-        let half = |c0: u32, cols: u64, (avoid_up, avoid_down): (u64, u64)| Half {
-            n: self.n,
-            cols: cols >> c0,
-            pre_up: (pre_up | avoid_up) >> c0,
-            pre_down: (pre_down | avoid_down) >> c0,
-            shared_lo: self.shared_lo() - c0,
-            shared_len: self.shared_len(),
-            h: h as u32,
-        };
+        let half = |c0: u32, cols: u64, avoid: (u64, u64)| self.half(c0, cols, avoid);
         // Even n keeps only east halves off both long diagonals (module doc, fact 2): the
         // anti-diagonal is up-diagonal n - 1, the main diagonal down-diagonal n - 1.
         let long = 1u64 << (self.n - 1);
@@ -216,14 +290,17 @@ impl Frame {
             (0, 0)
         };
         if new_east {
-            let se = half(self.shared_lo(), self.east, east_avoid).patterns_part(
-                east_n,
-                east_s,
-                table,
-                east_part,
-                &mut scratch.half,
-                &mut scratch.east,
-            );
+            let se = match full_e {
+                Some(f) => f.filter_into(&mut scratch.east),
+                None => half(self.shared_lo(), self.east, east_avoid).patterns_part(
+                    east_n,
+                    east_s,
+                    table,
+                    east_part,
+                    &mut scratch.half,
+                    &mut scratch.east,
+                ),
+            };
             res.add_half(se);
         }
         if scratch.east.is_empty() {
@@ -238,14 +315,17 @@ impl Frame {
         // 167, paired: `count 18` 0.975-1.018, `count 16` 0-12% slower): they are about a
         // quarter of half the sets' west lists, and the extra pass over the south
         // placements costs what they save.
-        let sw = half(0, self.west, (0, 0)).patterns_part(
-            west_n,
-            west_s,
-            table,
-            west_part,
-            &mut scratch.half,
-            &mut west_masks,
-        );
+        let sw = match full_w {
+            Some(f) => f.filter_into(&mut west_masks),
+            None => half(0, self.west, (0, 0)).patterns_part(
+                west_n,
+                west_s,
+                table,
+                west_part,
+                &mut scratch.half,
+                &mut west_masks,
+            ),
+        };
         res.add_half(sw);
         let len = self.shared_len();
         // Each west mask's weight by how many long diagonals it takes (module doc, facts 2
@@ -287,6 +367,85 @@ impl Frame {
     }
 }
 
+/// A group's full-side list of one set E, made once for the group's frames (see
+/// [`Frame::group`]), and the bits a frame's patterns must avoid ([`Frame::full_block`]).
+#[derive(Clone, Copy, Debug)]
+struct Full<'a> {
+    masks: &'a [u64],
+    block: u64,
+}
+
+impl Full<'_> {
+    /// Writes this frame's patterns of the group's list into `out` (cleared): the work of
+    /// a half search, without its placements.
+    fn filter_into(self, out: &mut MaskList) -> HalfStats {
+        out.clear();
+        HalfStats {
+            placements: 0,
+            patterns: out.extend_avoiding(self.masks, self.block) as u64,
+        }
+    }
+}
+
+/// Fewest frames that share a group's list ([`run_bundle`]): a frame keeps about 46% of
+/// it, so the group's search costs about 2.2 frames' own, and pays from 3 frames.
+const SHARED_FROM: usize = 3;
+
+/// Counts the units (frame, `prefix`) of `frames`, one group's ([`Frame::group`]; the
+/// group's frame `group` with the middle-column queen alone), one result per frame in
+/// order; None if `stop` was raised first.
+///
+/// For each set E the group's full-side list is searched once and each frame filters it
+/// instead of searching its own: the frame's list is then the one its own search makes,
+/// mask for mask and in order, so every join, and each unit's solutions and tested pairs,
+/// are those of [`run_unit`]. Only the half searches' placements differ (the group's
+/// search is charged to the first frame). A set some frame would cut into parts is
+/// counted frame by frame (none below n = 26). Worth: a group's list is about twice a
+/// frame's (n = 23: a frame keeps 46% of it), made once for up to h - 1 frames.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_bundle(
+    frames: &[(&Frame, &units::Proxy)],
+    group: &Frame,
+    p: u32,
+    prefix: u32,
+    table: Option<&QuadrantTable>,
+    list_budget: u64,
+    scratch: &mut Scratch,
+    stop: &AtomicBool,
+) -> Option<Vec<SetResult>> {
+    let mut res = vec![SetResult::default(); frames.len()];
+    let Some(&(first, _)) = frames.first() else {
+        return Some(res);
+    };
+    let mut full = std::mem::take(&mut scratch.full);
+    let done = (|| {
+        for e in first.sets_with_prefix(p, prefix) {
+            let whole = frames
+                .iter()
+                .all(|(f, proxy)| f.parts_with(proxy, e, list_budget) == (1, 1));
+            if frames.len() < SHARED_FROM || !whole {
+                for (r, (f, proxy)) in res.iter_mut().zip(frames) {
+                    let parts = f.parts_with(proxy, e, list_budget);
+                    r.merge(&f.count_set_in_parts(e, table, parts, scratch, stop)?);
+                }
+                continue;
+            }
+            full.clear();
+            res[0].add_half(group.full_side(e, table, scratch, &mut full));
+            for (r, (f, _)) in res.iter_mut().zip(frames) {
+                let list = Full {
+                    masks: full.as_slice(),
+                    block: f.full_block(),
+                };
+                r.merge(&f.count_whole(e, table, Some(list), scratch, stop)?);
+            }
+        }
+        Some(())
+    })();
+    scratch.full = full;
+    done.map(|()| res)
+}
+
 /// Reusable buffers of one worker, with the instruction set its loops run with
 /// (`Scratch::default()`: [`Isa::best`](crate::engine::Isa::best)).
 #[derive(Debug, Default)]
@@ -297,6 +456,8 @@ pub struct Scratch {
     east: MaskList,
     west: Vec<(u64, u32)>,
     west_masks: MaskList,
+    /// A group's full-side list ([`run_bundle`]).
+    full: MaskList,
     /// The weights of the west masks by the long diagonals they take (none, one, both).
     weights: [u32; 3],
     /// The lists with their roles swapped, where that pays ([`Swap`]).
@@ -929,6 +1090,158 @@ mod tests {
                                 whole.solutions,
                                 "n = {n}, set {e:b}, parts {parts:?}, table {}",
                                 t.is_some()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_frames_full_list_is_its_groups_filtered() {
+        // Every two-queen frame of n = 9..15 and every set, searched with and without the
+        // table: the group's full-side list less the patterns on the middle-row queen's
+        // diagonals is the frame's own list, mask for mask and in order (run_bundle's
+        // joins, and so its units' tested pairs, are then run_unit's).
+        let mut scratch = Scratch::default();
+        let mut full = MaskList::default();
+        for n in (9u32..=15).step_by(2) {
+            let table = QuadrantTable::build(n / 2);
+            let mut checked = 0;
+            for t in [None, Some(&table)] {
+                for f in Frame::all(n).into_iter().filter(|f| f.group().is_some()) {
+                    let group = f.group_frame();
+                    for e in sets(f.rows.len() as u32, f.east_queens()) {
+                        f.prepare_set(e, t, &mut scratch);
+                        let own: Vec<u64> = match f.full_east() {
+                            true => scratch.east.as_slice().to_vec(),
+                            false => scratch.west_masks.as_slice().to_vec(),
+                        };
+                        full.clear();
+                        group.full_side(e, t, &mut scratch, &mut full);
+                        let mut kept = MaskList::default();
+                        Full {
+                            masks: full.as_slice(),
+                            block: f.full_block(),
+                        }
+                        .filter_into(&mut kept);
+                        assert_eq!(kept.as_slice(), own, "n = {n}, {:?}, set {e:b}", f.pre);
+                        checked += usize::from(!own.is_empty() && own.len() < full.len());
+                    }
+                }
+            }
+            assert!(checked > 100, "n = {n}: {checked} sets filtered something");
+        }
+    }
+
+    /// Times `EXP_K` random (group, prefix) bundles of n = `EXP_N` counted unit by unit
+    /// and together (`Context::run_bundle`), alternating which goes first, on one thread.
+    #[test]
+    #[ignore]
+    fn bundles_timed() {
+        let (n, k, _) = experiment();
+        let stop = AtomicBool::new(false);
+        let mut scratch = Scratch::default();
+        // EXP_TABLE=1: with the quadrant table whatever its size (n = 24, 25: 5 GB).
+        let config = crate::engine::Config {
+            table_limit: match std::env::var("EXP_TABLE").as_deref() {
+                Ok("1") => u64::MAX,
+                _ => crate::engine::Config::default().table_limit,
+            },
+            ..Default::default()
+        };
+        let ctx = crate::engine::quadrant::Context::build_until(n, &config, &NEVER).unwrap();
+        println!("table: {}", ctx.table.is_some());
+        let mut bundles: std::collections::BTreeMap<u16, Vec<u16>> = Default::default();
+        for (i, &g) in ctx.group_of.iter().enumerate() {
+            bundles.entry(g).or_default().push(i as u16);
+        }
+        // Bundles drawn with probability by their frames (a random unit's bundle).
+        let frames: Vec<&Vec<u16>> = bundles
+            .values()
+            .flat_map(|b| std::iter::repeat_n(b, b.len()))
+            .collect();
+        let (mut alone, mut together, mut big) = (0.0, 0.0, (0.0, 0.0));
+        let mut x = 7u64;
+        for i in 0..k {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let b = frames[(x >> 33) as usize % frames.len()];
+            let prefixes: Vec<u32> = ctx.frames[b[0] as usize].unit_prefixes(n).collect();
+            let prefix = prefixes[(x >> 17) as usize % prefixes.len()];
+            let mut one = |by_unit: bool| {
+                let clock = std::time::Instant::now();
+                let r: Vec<(u64, u64)> = match by_unit {
+                    true => b
+                        .iter()
+                        .map(|&f| ctx.run_unit(f, prefix, &mut scratch, &stop).unwrap())
+                        .map(|r| (r.solutions, r.tested))
+                        .collect(),
+                    false => ctx
+                        .run_bundle(b, prefix, &mut scratch, &stop)
+                        .unwrap()
+                        .iter()
+                        .map(|r| (r.solutions, r.tested))
+                        .collect(),
+                };
+                (clock.elapsed().as_secs_f64(), r)
+            };
+            let ((ta, ra), (tb, rb)) = match i % 2 {
+                0 => (one(true), one(false)),
+                _ => {
+                    let b = one(false);
+                    (one(true), b)
+                }
+            };
+            assert_eq!(ra, rb);
+            alone += ta;
+            together += tb;
+            if b.len() >= SHARED_FROM {
+                big.0 += ta;
+                big.1 += tb;
+            }
+        }
+        println!(
+            "n={n} {k} bundles: unit by unit {alone:.2} s, together {together:.2} s, ratio \
+             {:.3}; bundles of {SHARED_FROM} or more frames {:.2} s, {:.2} s, ratio {:.3}",
+            together / alone,
+            big.0,
+            big.1,
+            big.1 / big.0
+        );
+    }
+
+    #[test]
+    fn a_bundle_counts_each_unit_as_alone() {
+        // Every group of n = 11, 13 and 15 with each of its unit prefixes, all its frames
+        // and a part of them together: each frame's solutions and tested pairs are those
+        // of its unit run alone.
+        let stop = AtomicBool::new(false);
+        let mut scratch = Scratch::default();
+        for n in [11u32, 13, 15] {
+            let ctx = crate::engine::quadrant::Context::build(n);
+            let mut bundles: std::collections::BTreeMap<u16, Vec<u16>> = Default::default();
+            for (i, &g) in ctx.group_of.iter().enumerate() {
+                bundles.entry(g).or_default().push(i as u16);
+            }
+            assert!(bundles.values().any(|b| b.len() >= 3), "n = {n}");
+            for frames in bundles.values() {
+                let f = &ctx.frames[frames[0] as usize];
+                for prefix in f.unit_prefixes(n).step_by(7) {
+                    let alone: Vec<SetResult> = frames
+                        .iter()
+                        .map(|&i| ctx.run_unit(i, prefix, &mut scratch, &stop).unwrap())
+                        .collect();
+                    for take in [frames.len(), frames.len().div_ceil(2)] {
+                        let some = &frames[frames.len() - take..];
+                        let together = ctx.run_bundle(some, prefix, &mut scratch, &stop).unwrap();
+                        for (r, a) in together.iter().zip(&alone[frames.len() - take..]) {
+                            assert_eq!(
+                                (r.solutions, r.tested),
+                                (a.solutions, a.tested),
+                                "n = {n}, frames {some:?}, prefix {prefix:b}"
                             );
                         }
                     }
