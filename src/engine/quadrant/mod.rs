@@ -554,8 +554,6 @@ pub struct Context {
     /// index where it has none: units of one group and one prefix are counted together
     /// ([`Context::run_bundle`]).
     pub group_of: Vec<u16>,
-    /// Per frame, its group's frame (the middle-column queen alone), where it has a group.
-    groups: Vec<Option<Frame>>,
 }
 
 /// Default of [`Config::table_limit`]: 1 GiB, which holds the tables up to n = 23 (550 MB).
@@ -588,10 +586,6 @@ impl Context {
             false => None,
         };
         let group_of = group_of(&frames);
-        let groups = frames
-            .iter()
-            .map(|f| f.group().map(|_| f.group_frame()))
-            .collect();
         Some(Context {
             frames,
             prefix_rows,
@@ -599,7 +593,6 @@ impl Context {
             table,
             list_budget: config.list_budget,
             group_of,
-            groups,
         })
     }
 
@@ -684,20 +677,21 @@ impl Context {
             frames.iter().all(|&f| self.group_of[f as usize] == one),
             "run_bundle: frames of different groups"
         );
-        let Some(group) = &self.groups[first as usize] else {
+        let lead = &self.frames[first as usize];
+        if lead.group().is_none() {
             // A frame with no group is its own bundle.
             return frames
                 .iter()
                 .map(|&f| self.run_unit(f, prefix, scratch, stop))
                 .collect();
-        };
+        }
         let with: Vec<(&Frame, &units::Proxy)> = frames
             .iter()
             .map(|&f| (&self.frames[f as usize], &self.proxies[f as usize]))
             .collect();
         set::run_bundle(
             &with,
-            group,
+            &lead.group_frame(),
             self.prefix_rows[first as usize],
             prefix,
             self.table.as_ref(),

@@ -420,12 +420,12 @@ pub(crate) fn run_bundle(
     let mut full = std::mem::take(&mut scratch.full);
     let done = (|| {
         for e in first.sets_with_prefix(p, prefix) {
-            let whole = frames
+            let parts: Vec<(u32, u32)> = frames
                 .iter()
-                .all(|(f, proxy)| f.parts_with(proxy, e, list_budget) == (1, 1));
-            if frames.len() < SHARED_FROM || !whole {
-                for (r, (f, proxy)) in res.iter_mut().zip(frames) {
-                    let parts = f.parts_with(proxy, e, list_budget);
+                .map(|(f, proxy)| f.parts_with(proxy, e, list_budget))
+                .collect();
+            if frames.len() < SHARED_FROM || parts.iter().any(|&p| p != (1, 1)) {
+                for ((r, (f, _)), &parts) in res.iter_mut().zip(frames).zip(&parts) {
                     r.merge(&f.count_set_in_parts(e, table, parts, scratch, stop)?);
                 }
                 continue;
