@@ -311,8 +311,8 @@
 //! it (one comparison; `model::table_pays` unchanged, since long n = 25 counts run as shards
 //! or under `--mpi`, which do not bundle). Whole counts, paired (both builds at once, one
 //! per core, against b26feb4's build): `count 19 -t 1` 0.809 and 0.835 of the CPU, `count
-//! 21 -t 1` 0.881 (848 s against 962 s, one round), the same pairs tested and the known
-//! totals. Shards keep the
+//! 21 -t 1` 0.881 and 0.912 (848 s against 962 s, then 949 s against 1,041 s with the cores
+//! swapped), the same pairs tested and the known totals. Shards keep the
 //! split, so a shard's units (spread over the plan by cost) rarely share a bundle; nor does
 //! `--mpi`, which hands units out one at a time. The sort is still per frame: sharing it
 //! too needs one key a group (so a unit's tested pairs would change: a new plan version).
