@@ -25,6 +25,8 @@
 #include <string.h>
 
 #define MAGIC 0x6e716d7000000000ULL
+/* The exchange's version (wire::PROTOCOL): 2 since unit messages carry up to 32 units. */
+#define PROTOCOL 2
 enum { HELLO = 1, OFFER, CANCEL, ACCEPT, REFUSE, GO, END, READY, DONE, ABANDONED, UNIT, QUIT };
 
 static int rank, size;
@@ -76,7 +78,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    uint64_t one = 1, proto = 1;
+    uint64_t one = 1, proto = PROTOCOL;
     if (rank > 0) {
         if (!strcmp(mode, "old")) {
             uint64_t w[4] = {0, 0, 0, 0};
@@ -95,7 +97,7 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(mode, "protocol")) proto = 99;
         say(0, HELLO, &proto, 1, NULL);
-        if (proto != 1) wait_forever();
+        if (proto != PROTOCOL) wait_forever();
         node_split();
         hear(0, buf, NULL); /* the offer */
         if (!strcmp(mode, "refuse")) {
@@ -122,7 +124,7 @@ int main(int argc, char **argv) {
     /* Rank 0. */
     for (int r = 1; r < size; r++) hear(r, buf, NULL); /* hellos */
     node_split();
-    uint64_t offer[5] = {1, 0, 0, 0, 0};
+    uint64_t offer[5] = {PROTOCOL, 0, 0, 0, 0};
     const char *program = argc > 6 ? argv[6] : "0";
     if (argc > 6) {
         offer[1] = strtoull(argv[2], NULL, 10);

@@ -122,7 +122,7 @@ c12=(count 12 --mpi -q --json)
 for mode in "old:not an nqueens MPI message.*ending the MPI job\$" \
     "empty:a message of 0 bytes.*ending the MPI job\$" \
     "huge:a message of 4096 bytes.*ending the MPI job\$" \
-    "protocol:speaks MPI protocol 99, rank 0 speaks 1.*ending the MPI job\$" \
+    "protocol:speaks MPI protocol 99, rank 0 speaks 2.*ending the MPI job\$" \
     "threads0:accepted with 0 threads.*ending the MPI job\$" \
     "stray:returned unit 492, which rank 0 had not handed to it.*ending the MPI job\$" \
     "twice:which rank 0 had not handed to it or already had back.*ending the MPI job\$" \

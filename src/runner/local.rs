@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use super::schedule::Bundles;
 use crate::engine::counts::{Counts, Tally};
 use crate::engine::exec::Prepared;
-use crate::engine::plan::{Unit, UnitKind, UnitPlan, UnitResult};
-use crate::engine::{quadrant, Config};
-use crate::Engine;
+use crate::engine::plan::{Unit, UnitPlan, UnitResult};
+use crate::engine::Config;
 use crate::Error;
 
 /// Bytes a count holds per unit of its plan, at most: the plan (12), the session's scope and
@@ -238,21 +238,14 @@ where
 /// does not depend on its batch, so the order changes only which work is shared.
 fn batches(plan: &UnitPlan, units: &[Unit], batch: usize) -> (Vec<Unit>, Vec<Range<usize>>) {
     let mut units = units.to_vec();
-    let bundle = match plan.engine() {
-        Engine::Quadrant => quadrant::bundles(plan.n(), plan.len()),
-        Engine::Backtrack => None,
-    };
-    let Some(group_of) = bundle else {
+    let Some(bundles) = Bundles::of(plan) else {
         let ranges = (0..units.len())
             .step_by(batch.max(1))
             .map(|at| at..(at + batch.max(1)).min(units.len()))
             .collect();
         return (units, ranges);
     };
-    let key = |u: &Unit| match u.kind {
-        UnitKind::Quadrant { frame, prefix } => (0, group_of[frame as usize], prefix),
-        _ => (1, 0, u.id),
-    };
+    let key = |u: &Unit| bundles.key(u);
     units.sort_by_key(|u| (key(u), u.id));
     let mut ranges = Vec::new();
     let mut start = 0;
@@ -302,6 +295,9 @@ pub fn count_plan_with(plan: &UnitPlan, threads: usize, config: &Config) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::plan::UnitKind;
+    use crate::engine::quadrant;
+    use crate::Engine;
 
     #[cfg(target_os = "linux")]
     #[test]

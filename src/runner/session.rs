@@ -210,14 +210,15 @@ impl<'a> Session<'a> {
         for u in &todo {
             in_todo[u.id as usize] = true;
         }
-        let order: Vec<Unit> = schedule::largest_first(&self.plan)
+        let order: Vec<(Unit, u64)> = schedule::largest_first(&self.plan)
             .into_iter()
-            .map(|(u, _)| u)
-            .filter(|u| in_todo[u.id as usize])
+            .filter(|(u, _)| in_todo[u.id as usize])
             .collect();
+        // A quadrant bundle's units go to one slot together, which counts them as one batch.
+        let runs = schedule::runs(&self.plan, &order, super::mpi::wire::MAX_UNITS);
         let (plan, stop) = (self.plan.clone(), self.stop);
         let recorder = self.recorder();
-        let s = super::mpi::schedule(world, &plan, &order, crew, stop, |u, r| {
+        let s = super::mpi::schedule(world, &plan, &runs, crew, stop, |u, r| {
             recorder.record(u, r)
         });
         let (results, error) = recorder.into_parts();

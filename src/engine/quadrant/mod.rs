@@ -317,6 +317,18 @@
 //! `--mpi`, which hands units out one at a time. The sort is still per frame: sharing it
 //! too needs one key a group (so a unit's tested pairs would change: a new plan version).
 //!
+//! **`--mpi` since** (2026-12-07, same machine): rank 0 hands a bundle's units to one slot
+//! together (`runner::schedule::runs`, MPI protocol 2), which counts them as one batch; the
+//! plan and every unit's result are unchanged, so checkpoints and certificates are too.
+//! `count 19 --mpi` (one computing rank of one thread, the two builds one after the other,
+//! 5 rounds) took a median 0.755 of the worker's CPU (0.55-0.84), more than the bundles
+//! alone, since one unit a message also paid a round trip and a batch's fixed costs. A
+//! second draw of n = 25's bundles (`bundles_timed`, `EXP_SEED=11`, 8 bundles, the two
+//! runs at once, one per core) gave with the table 0.909 (388.9 s unit by unit, 353.4 s
+//! together) and without it 0.798 (454.3 s, 362.6 s): bundled, the table still saved 2.5%,
+//! against 10% lost in the first draw, so `model::table_pays` stays as it is. Shards still
+//! keep their split.
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per

@@ -1143,10 +1143,12 @@ mod tests {
         let (n, k, _) = experiment();
         let stop = AtomicBool::new(false);
         let mut scratch = Scratch::default();
-        // EXP_TABLE=1: with the quadrant table whatever its size (n = 24, 25: 5 GB).
+        // EXP_TABLE=1: with the quadrant table whatever its size (n = 24, 25: 5 GB); 0:
+        // without it at any n.
         let config = crate::engine::Config {
             table_limit: match std::env::var("EXP_TABLE").as_deref() {
                 Ok("1") => u64::MAX,
+                Ok("0") => 0,
                 _ => crate::engine::Config::default().table_limit,
             },
             ..Default::default()
@@ -1163,7 +1165,7 @@ mod tests {
             .flat_map(|b| std::iter::repeat_n(b, b.len()))
             .collect();
         let (mut alone, mut together, mut big) = (0.0, 0.0, (0.0, 0.0));
-        let mut x = 7u64;
+        let mut x: u64 = std::env::var("EXP_SEED").map_or(7, |s| s.parse().unwrap());
         for i in 0..k {
             x = x
                 .wrapping_mul(6364136223846793005)

@@ -18,7 +18,9 @@ use mpi::topology::{Rank, SimpleCommunicator};
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
 /// The version of the exchange, sent in every hello and offer.
-pub const PROTOCOL: u64 = 1;
+/// Protocol 2 (2026-12-07): a unit message and its done or abandoned answer carry up to
+/// [`MAX_UNITS`] units (a bundle), where protocol 1 carried one.
+pub const PROTOCOL: u64 = 2;
 
 /// The high half of every header word: "nqmp".
 pub const MAGIC: u64 = 0x6e71_6d70 << 32;
@@ -29,6 +31,22 @@ pub const MAX_BYTES: usize = 1024;
 
 /// The longest text a message carries, bytes (a program version, a reason).
 pub const MAX_TEXT: usize = 512;
+
+/// Most units one message hands out or returns: a bundle of the quadrant engine is one
+/// group's frames at one prefix, at most h - 1 = 11 units where bundles are made (odd n up
+/// to 25, `quadrant::bundles`); 32 bounds the message at 776 bytes.
+pub const MAX_UNITS: usize = 32;
+
+/// One unit's result in a [`Msg::Done`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// The unit id.
+    pub id: u64,
+    /// Its weighted solutions.
+    pub solutions: u64,
+    /// Its work (nodes or pairs).
+    pub nodes: u64,
+}
 
 /// What rank 0 offers every other rank: the plan they must all build, by its identity.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,24 +98,22 @@ pub enum Msg {
     End,
     /// A slot asks for its first unit.
     Ready,
-    /// A slot finished unit `id` and asks for the next.
+    /// A slot finished the units rank 0 last handed it (one result each, in the order
+    /// handed) and asks for more.
     Done {
-        /// The unit id.
-        id: u64,
-        /// Its weighted solutions.
-        solutions: u64,
-        /// Its work (nodes or pairs).
-        nodes: u64,
+        /// The results, 1 to [`MAX_UNITS`].
+        results: Vec<Finished>,
     },
-    /// A slot abandoned unit `id` after a signal and asks for the next.
+    /// A slot abandoned the units `ids` after a signal and asks for more.
     Abandoned {
-        /// The unit id.
-        id: u64,
+        /// The unit ids, 1 to [`MAX_UNITS`].
+        ids: Vec<u64>,
     },
-    /// Rank 0's answer to a slot: run unit `id`.
+    /// Rank 0's answer to a slot: count units `ids` (a bundle the engine counts together,
+    /// or one unit).
     Unit {
-        /// The unit id.
-        id: u64,
+        /// The unit ids, 1 to [`MAX_UNITS`].
+        ids: Vec<u64>,
     },
     /// Rank 0's answer to a slot: stop.
     Quit,
@@ -141,12 +157,14 @@ impl Msg {
                 table_bytes,
             } => (vec![*threads, *table_bytes], ""),
             Msg::Go | Msg::End | Msg::Ready | Msg::Quit => (vec![], ""),
-            Msg::Done {
-                id,
-                solutions,
-                nodes,
-            } => (vec![*id, *solutions, *nodes], ""),
-            Msg::Abandoned { id } | Msg::Unit { id } => (vec![*id], ""),
+            Msg::Done { results } => (
+                results
+                    .iter()
+                    .flat_map(|r| [r.id, r.solutions, r.nodes])
+                    .collect(),
+                "",
+            ),
+            Msg::Abandoned { ids } | Msg::Unit { ids } => (ids.clone(), ""),
         };
         let text = cut(text, MAX_TEXT);
         let mut out = Vec::with_capacity(8 * (1 + words.len()) + text.len());
@@ -181,22 +199,38 @@ impl Msg {
                 bytes.len()
             ));
         }
+        let kind = head & 0xffff_ffff;
+        // A list of 1 to MAX_UNITS units of `per` words each: how many words it has.
+        let units = |per: usize| {
+            let words = bytes.len() / 8 - 1;
+            match bytes.len().is_multiple_of(8)
+                && words.is_multiple_of(per)
+                && (1..=MAX_UNITS).contains(&(words / per))
+            {
+                true => Ok(words),
+                false => Err(format!(
+                    "a message of kind {kind} with {} bytes, not 8 + {} x (1 to {MAX_UNITS} units)",
+                    bytes.len(),
+                    8 * per
+                )),
+            }
+        };
         // (kind, fixed words after the header, carries a text)
-        let (words, text) = match head & 0xffff_ffff {
+        let (words, text) = match kind {
             1 => (1, false),
             2 => (5, true),
             3 | 5 => (0, true),
             4 => (2, false),
             6 | 7 | 8 | 12 => (0, false),
-            9 => (3, false),
-            10 | 11 => (1, false),
+            9 => (units(3)?, false),
+            10 | 11 => (units(1)?, false),
             k => return Err(format!("a message of unknown kind {k}")),
         };
         let fixed = 8 * (1 + words);
         if bytes.len() < fixed || (!text && bytes.len() != fixed) {
             return Err(format!(
                 "a message of kind {} with {} bytes, not {fixed}{}",
-                head & 0xffff_ffff,
+                kind,
                 bytes.len(),
                 if text { " or more" } else { "" }
             ));
@@ -214,7 +248,7 @@ impl Msg {
                 .map_err(|_| "a message whose text is not UTF-8".to_string())
         };
         let w = |i: usize| word(1 + i);
-        Ok(match head & 0xffff_ffff {
+        Ok(match kind {
             1 => Msg::Hello { protocol: w(0) },
             2 => Msg::Offer(Offer {
                 protocol: w(0),
@@ -234,12 +268,20 @@ impl Msg {
             7 => Msg::End,
             8 => Msg::Ready,
             9 => Msg::Done {
-                id: w(0),
-                solutions: w(1),
-                nodes: w(2),
+                results: (0..words / 3)
+                    .map(|i| Finished {
+                        id: w(3 * i),
+                        solutions: w(3 * i + 1),
+                        nodes: w(3 * i + 2),
+                    })
+                    .collect(),
             },
-            10 => Msg::Abandoned { id: w(0) },
-            11 => Msg::Unit { id: w(0) },
+            10 => Msg::Abandoned {
+                ids: (0..words).map(w).collect(),
+            },
+            11 => Msg::Unit {
+                ids: (0..words).map(w).collect(),
+            },
             _ => Msg::Quit,
         })
     }
@@ -315,14 +357,55 @@ mod tests {
             Msg::End,
             Msg::Ready,
             Msg::Done {
-                id: 7,
-                solutions: u64::MAX,
-                nodes: 3,
+                results: vec![Finished {
+                    id: 7,
+                    solutions: u64::MAX,
+                    nodes: 3,
+                }],
             },
-            Msg::Abandoned { id: 9 },
-            Msg::Unit { id: 0 },
+            Msg::Done {
+                results: (0..MAX_UNITS as u64)
+                    .map(|i| Finished {
+                        id: i,
+                        solutions: 3 * i,
+                        nodes: u64::MAX - i,
+                    })
+                    .collect(),
+            },
+            Msg::Abandoned { ids: vec![9] },
+            Msg::Abandoned { ids: vec![9, 2, 4] },
+            Msg::Unit { ids: vec![0] },
+            Msg::Unit {
+                ids: (0..MAX_UNITS as u64).collect(),
+            },
             Msg::Quit,
         ]
+    }
+
+    #[test]
+    fn unit_lists_hold_one_to_max_units() {
+        for kind in [9u64, 10, 11] {
+            let per = if kind == 9 { 3 } else { 1 };
+            let message = |words: usize| -> Vec<u8> {
+                std::iter::once(MAGIC | kind)
+                    .chain((0..words as u64).map(|w| w + 1))
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect()
+            };
+            assert!(Msg::decode(&message(per)).is_ok(), "kind {kind}, one unit");
+            assert!(
+                Msg::decode(&message(per * MAX_UNITS)).is_ok(),
+                "kind {kind}, most"
+            );
+            for words in [0, per * (MAX_UNITS + 1)] {
+                let e = Msg::decode(&message(words)).unwrap_err();
+                assert!(e.contains("units)"), "kind {kind}, {words} words: {e}");
+            }
+            if per == 3 {
+                // A result cut short.
+                assert!(Msg::decode(&message(4)).is_err());
+            }
+        }
     }
 
     #[test]
@@ -337,10 +420,19 @@ mod tests {
         for m in every_kind() {
             let bytes = m.encode();
             let carries_text = matches!(m, Msg::Offer(_) | Msg::Cancel { .. } | Msg::Refuse { .. });
+            // Bytes a list message holds a unit, where it is one.
+            let per_unit = match m {
+                Msg::Done { .. } => Some(24),
+                Msg::Abandoned { .. } | Msg::Unit { .. } => Some(8),
+                _ => None,
+            };
             for len in 0..bytes.len() {
                 let cut = Msg::decode(&bytes[..len]);
-                // A text may be cut to a shorter text; the fixed words may not.
-                if !(carries_text && len >= bytes.len() - text_len(&m)) {
+                // A text may be cut to a shorter text, and a list of units to a shorter list
+                // of whole units; the fixed words may not be cut.
+                let shorter_list = per_unit.is_some_and(|per| len > 8 && (len - 8) % per == 0);
+                let shorter_text = carries_text && len >= bytes.len() - text_len(&m);
+                if !(shorter_text || shorter_list) {
                     assert!(cut.is_err(), "{} cut to {len} bytes: {cut:?}", m.name());
                 }
             }
