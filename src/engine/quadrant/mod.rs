@@ -322,7 +322,8 @@
 //! plan and every unit's result are unchanged, so checkpoints and certificates are too.
 //! `count 19 --mpi` (one computing rank of one thread, the two builds one after the other,
 //! 5 rounds) took a median 0.755 of the worker's CPU (0.55-0.84), more than the bundles
-//! alone, since one unit a message also paid a round trip and a batch's fixed costs. A
+//! alone, since one unit a message also paid a round trip and a batch's fixed costs;
+//! `count 21 --mpi` 0.858 (886.1 s against 1,033.0 s, one round). A
 //! second draw of n = 25's bundles (`bundles_timed`, `EXP_SEED=11`, 8 bundles, the two
 //! runs at once, one per core) gave with the table 0.909 (388.9 s unit by unit, 353.4 s
 //! together) and without it 0.798 (454.3 s, 362.6 s): bundled, the table still saved 2.5%,

@@ -24,8 +24,8 @@
 //! which the slot counts as one batch: each set's full-side list is then searched once for
 //! the group's frames (see `quadrant::Context::run_bundle`), the same results unit by unit.
 //! Measured against one unit a message (AMD EPYC Zen 3, one computing rank of one thread,
-//! the two builds one after the other, 5 rounds): `count 19 --mpi` a median 0.755 of the
-//! worker's CPU (0.55-0.84).
+//! the two builds one after the other): `count 19 --mpi` a median 0.755 of the worker's CPU
+//! (5 rounds, 0.55-0.84), `count 21 --mpi` 0.858 (one round).
 //! Ranks 1.. compute, each on T threads (`count --mpi --threads T`, default 1): a rank asks
 //! for one run per idle thread ("slot"), so it has up to T runs in flight. Only a rank's
 //! main thread calls MPI (no `MPI_THREAD_MULTIPLE` needed); its compute threads take runs
