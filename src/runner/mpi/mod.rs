@@ -127,7 +127,7 @@ pub struct Scheduled {
 struct Slots {
     /// Its threads (0: not a computing rank).
     threads: usize,
-    /// Slots that asked for their first unit.
+    /// Slots that asked for their first run of units.
     ready: usize,
     /// Slots told to quit.
     retired: usize,

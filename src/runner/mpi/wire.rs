@@ -96,7 +96,7 @@ pub enum Msg {
     Go,
     /// Some rank refused: the count does not begin.
     End,
-    /// A slot asks for its first unit.
+    /// A slot asks for its first run of units.
     Ready,
     /// A slot finished the units rank 0 last handed it (one result each, in the order
     /// handed) and asks for more.
