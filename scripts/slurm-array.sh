@@ -41,6 +41,9 @@ sbatch=${SBATCH:-sbatch}
 opts=(${SBATCH_OPTS:-})
 
 tasks="0-$((m - 1))"
+# The split rule: the count's own choice (auto) for a new campaign, the files' for a
+# resubmitted one.
+split=""
 if [[ $resubmit == 1 ]]; then
     shopt -s nullglob
     files=("$dir"/shard-*.json)
@@ -52,13 +55,19 @@ if [[ $resubmit == 1 ]]; then
             echo "nothing to resubmit: all $m shards of n = $n in $dir are there"
             exit 0
         fi
-        # The files must be this campaign's: n and M as given.
-        if [[ $rc -ne 3 ]] || ! grep -q "^n = $n: .* in $m shards$" <<<"$status"; then
+        # The files must be this campaign's: n and M as given. A campaign split by
+        # bundles says so on that line, and its missing shards are split the same way.
+        if [[ $rc -ne 3 ]] || ! grep -Eq "^n = $n: .* in $m shards(, split by bundles)?$" <<<"$status"; then
             echo "$status" >&2
             echo "$0: the shard files in $dir are not those of n = $n in $m shards (merge --status exit $rc)" >&2
             exit 2
         fi
         tasks=$(sed -n 's/^missing //p' <<<"$status")
+        if grep -q "^n = $n: .* split by bundles$" <<<"$status"; then
+            split="--split bundles"
+        else
+            split="--split units"
+        fi
     fi
     echo "resubmitting shards $tasks of n = $n in $m shards"
 else
@@ -70,7 +79,7 @@ fi
 array=$("$sbatch" --parsable "${opts[@]}" \
     --job-name="nqueens-$n" --array="$tasks" --cpus-per-task="$cpus" \
     --output="$dir/shard-%a.log" \
-    --wrap="'$bin' count $n --shard \$SLURM_ARRAY_TASK_ID/$m --threads $cpus --quiet --out '$dir'/shard-\$SLURM_ARRAY_TASK_ID.json --checkpoint '$dir'/shard-\$SLURM_ARRAY_TASK_ID.ckpt")
+    --wrap="'$bin' count $n --shard \$SLURM_ARRAY_TASK_ID/$m $split --threads $cpus --quiet --out '$dir'/shard-\$SLURM_ARRAY_TASK_ID.json --checkpoint '$dir'/shard-\$SLURM_ARRAY_TASK_ID.ckpt")
 array=${array%%;*}
 
 merge=$("$sbatch" --parsable "${opts[@]}" \

@@ -358,3 +358,118 @@ fn verify_units_compares_the_engine_with_the_plain_recount() {
     let o = failed_with(nqueens().args(["verify", "14"]), 2);
     assert!(stderr(&o).contains("--units"), "{}", stderr(&o));
 }
+
+/// Shard `k` of `m` of n split by `rule` (`--split`), into `dir/{rule}-{k}-of-{m}.json`.
+fn shard_by(dir: &Path, n: u32, k: u32, m: u32, rule: &str) -> PathBuf {
+    let p = dir.join(format!("{rule}-{k}-of-{m}.json"));
+    succeeded(
+        nqueens()
+            .args([
+                "count",
+                &n.to_string(),
+                "-q",
+                "-t",
+                "1",
+                "--split",
+                rule,
+                "--shard",
+            ])
+            .arg(format!("{k}/{m}"))
+            .arg("--out")
+            .arg(&p),
+    );
+    p
+}
+
+#[test]
+fn odd_boards_split_by_bundles_and_a_campaign_keeps_one_rule() {
+    let d = scratch("bundles");
+    let json = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
+    };
+    // n = 15 into 3 shards: by bundles unless told otherwise (format 3 names the rule);
+    // by units, format 2 as before, without the field.
+    let auto: Vec<PathBuf> = (0..3).map(|k| shard(&d, 15, k, 3)).collect();
+    let units: Vec<PathBuf> = (0..3).map(|k| shard_by(&d, 15, k, 3, "units")).collect();
+    assert_eq!(json(&auto[0])["split"], "bundles");
+    assert_eq!(json(&auto[0])["format_version"], 3);
+    assert_eq!(json(&units[0])["format_version"], 2);
+    assert!(json(&units[0]).get("split").is_none());
+    assert_ne!(json(&auto[0])["units"], json(&units[0])["units"]);
+    for set in [&auto, &units] {
+        let o = succeeded(nqueens().arg("merge").args(set.iter()));
+        assert!(stdout(&o).contains("total    2,279,184"), "{}", stdout(&o));
+    }
+    let o = succeeded(&mut status(&[&auto[0], &auto[1], &auto[2]], false));
+    assert!(line(&stdout(&o), "n = 15").ends_with("in 3 shards, split by bundles"));
+    // One file of the other rule in a campaign is refused, naming both rules.
+    let o = failed_with(&mut status(&[&auto[0], &auto[1], &units[2]], false), 3);
+    let text = stdout(&o);
+    let refused = line(&text, "refused");
+    assert!(
+        refused.contains("is of a split by units") && refused.contains("--split bundles"),
+        "{refused}"
+    );
+    // A file that claims the other rule without its format fails its check.
+    let forged = d.join("forged.json");
+    let text = fs::read_to_string(&units[1]).unwrap();
+    let text = text.replacen(
+        "\"shard_count\": 3,",
+        "\"shard_count\": 3,\n  \"split\": \"bundles\",",
+        1,
+    );
+    fs::write(&forged, text).unwrap();
+    let o = failed_with(nqueens().args(["merge"]).arg(&forged), 2);
+    assert!(
+        stderr(&o).contains("version 2 is split by units"),
+        "{}",
+        stderr(&o)
+    );
+    // A checkpoint begun by units resumes only with --split units.
+    let ck = d.join("units.ck");
+    let out = d.join("resumed.json");
+    let run = |rule: Option<&str>| {
+        let mut c = nqueens();
+        c.args([
+            "count",
+            "15",
+            "-q",
+            "-t",
+            "1",
+            "--shard",
+            "1/3",
+            "--checkpoint",
+        ])
+        .arg(&ck)
+        .arg("--out")
+        .arg(&out);
+        if let Some(r) = rule {
+            c.args(["--split", r]);
+        }
+        c
+    };
+    succeeded(&mut run(Some("units")));
+    let o = failed_with(&mut run(None), 2);
+    assert!(
+        stderr(&o).contains("resume it with --split units"),
+        "{}",
+        stderr(&o)
+    );
+    succeeded(&mut run(Some("units")));
+    assert_eq!(json(&out)["units"], json(&units[1])["units"]);
+    // Too many shards for the bundles: refused, pointing at --split units.
+    let o = failed_with(
+        nqueens()
+            .args([
+                "count", "15", "--split", "bundles", "--shard", "0/30000", "--out",
+            ])
+            .arg(d.join("x.json")),
+        2,
+    );
+    assert!(
+        stderr(&o).contains("shards by bundles, or use --split units"),
+        "{}",
+        stderr(&o)
+    );
+    fs::remove_dir_all(d).unwrap();
+}

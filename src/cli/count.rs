@@ -12,7 +12,7 @@ use super::options::{CountMode, CountOptions, Single, Sized};
 use super::report::{estimate_seconds, print_run, timed_count};
 use super::report::{CountReport, KnownCheck};
 use super::session;
-use crate::runner::schedule::ShardSpec;
+use crate::runner::schedule::{ShardSpec, SplitRule};
 use crate::runner::session::Scope;
 use crate::runner::shard::ShardFile;
 use crate::runner::shown;
@@ -21,16 +21,19 @@ use crate::runner::{fifo, outfile};
 /// Counts one N with the long-count options (checkpoint, shard, progress, signals).
 fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let (n, chosen, threads) = (s.sized.n, &s.sized.chosen, o.threads);
-    let scope = s
-        .shard
-        .as_ref()
-        .map_or(Scope::All, |&(spec, _)| Scope::Shard(spec));
     let Some(plan) = chosen.plan(n, session::stop_flag())? else {
         return Ok(session::stopped_early());
     };
-    if let Some(&(spec, _)) = s.shard.as_ref() {
-        check_shard_count(spec, &plan)?;
-    }
+    let scope = match s.shard.as_ref() {
+        None => Scope::All,
+        Some(&(spec, _)) => {
+            let rule = s
+                .split
+                .map_or_else(|| SplitRule::auto(&plan, spec.count), |r| r.for_plan(&plan));
+            check_shard_count(spec, rule, &plan)?;
+            Scope::Shard(spec, rule)
+        }
+    };
     warn_if_long(
         n,
         threads,
@@ -43,11 +46,11 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     let Some(run) = session::run(session, o.quiet, |s| s.run_local(threads))? else {
         return Ok(Done::Interrupted);
     };
-    let Some((spec, path)) = &s.shard else {
+    let (Some((spec, path)), Scope::Shard(_, rule)) = (&s.shard, scope) else {
         return print_run(&run, chosen.table_bytes, o.json);
     };
     let results = run.scope_results();
-    let file = ShardFile::new(&run.plan, *spec, &results, run.seconds, threads);
+    let file = ShardFile::new(&run.plan, *spec, rule, &results, run.seconds, threads);
     let text = serde_json::to_string_pretty(&file)? + "\n";
     let to_stdout = path.as_os_str() == "-";
     if to_stdout {
@@ -76,7 +79,11 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     }
     let nodes: u128 = results.iter().map(|(_, r)| u128::from(r.nodes)).sum();
     let line = format!(
-        "n = {n}: shard {spec} has {} of {} units, {} {}, {}; written to {}",
+        "n = {n}: shard {spec}{} has {} of {} units, {} {}, {}; written to {}",
+        match rule {
+            SplitRule::Units => String::new(),
+            rule => format!(" (split by {rule})"),
+        },
         grouped(results.len() as u128),
         grouped(run.plan.len() as u128),
         grouped(nodes),
@@ -100,16 +107,27 @@ fn run_single(s: &Single, o: &CountOptions) -> Outcome {
     Ok(Done::Ok)
 }
 
-/// Refuses a split into more shards than the plan has units: some shards would be empty,
-/// and a merge or `merge --status` would have to account for every one of them.
-fn check_shard_count(spec: ShardSpec, plan: &crate::UnitPlan) -> Result<(), Failure> {
-    if spec.count as usize > plan.len() {
+/// Refuses a split into more shards than the plan has units (or bundles, split by
+/// bundles): some shards would be empty, and a merge or `merge --status` would have to
+/// account for every one of them.
+fn check_shard_count(
+    spec: ShardSpec,
+    rule: SplitRule,
+    plan: &crate::UnitPlan,
+) -> Result<(), Failure> {
+    let most = rule.most_shards(plan);
+    if spec.count as usize > most {
+        let more = match rule {
+            SplitRule::Bundles if spec.count as usize <= plan.len() => {
+                " by bundles, or use --split units"
+            }
+            _ => "",
+        };
         usage!(
-            "--shard {spec}: n = {} has {} units (plan {}), so split it into at most {} shards",
+            "--shard {spec}: n = {} has {} {rule} (plan {}), so split it into at most {most} shards{more}",
             plan.n(),
-            grouped(plan.len() as u128),
+            grouped(most as u128),
             plan.id_hex(),
-            plan.len()
         );
     }
     Ok(())

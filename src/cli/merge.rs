@@ -17,6 +17,7 @@ use super::options::MergeOptions;
 use super::report::{print_single, CountReport, RecheckRecord, ShardRecord};
 use super::session;
 use crate::runner::merge::{self, Status};
+use crate::runner::schedule::SplitRule;
 use crate::runner::session::units_within;
 use crate::runner::shard::{size_bound, ShardFile};
 use crate::runner::shown;
@@ -162,12 +163,17 @@ fn print_status(st: &Status, json: bool) -> Outcome {
         };
         let mut lines = vec![
             format!(
-                "n = {}: plan {} ({} engine, version {}, {} units) in {m} shards",
+                "n = {}: plan {} ({} engine, version {}, {} units) in {m} shards{}",
                 c.n,
                 c.plan_id,
                 c.engine.name(),
                 c.plan_version,
-                grouped(c.plan_units as u128)
+                grouped(c.plan_units as u128),
+                // Named only where it is not the rule of every split before it existed.
+                match c.split {
+                    SplitRule::Units => String::new(),
+                    rule => format!(", split by {rule}"),
+                }
             ),
             format!(
                 "shards     {} valid, {} missing, {} duplicated, {} refused",

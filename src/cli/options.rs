@@ -17,13 +17,13 @@ use std::path::PathBuf;
 use super::args::parse::Until;
 use super::args::{
     AnimateArgs, BenchArgs, CountArgs, CountFormat, EngineArgs, EstimateArgs, MergeArgs, PlanArgs,
-    Sequence, SolutionsArgs, SolveArgs, VerifyArgs,
+    Sequence, SolutionsArgs, SolveArgs, SplitArg, VerifyArgs,
 };
 use super::engine::{memory_limit, EnginePlan, Source};
 use super::error::{usage, Failure};
 use super::render::{Format, PICTURE_MAX_N};
 use crate::runner::outfile;
-use crate::runner::schedule::ShardSpec;
+use crate::runner::schedule::{ShardSpec, SplitRule};
 use crate::runner::shown;
 use crate::MAX_N;
 
@@ -68,6 +68,8 @@ pub struct Single {
     pub checkpoint: Option<PathBuf>,
     /// `--shard K/M --out FILE` (`-`: standard output).
     pub shard: Option<(ShardSpec, PathBuf)>,
+    /// `--split`: the rule asked for, None for `auto` (see `SplitRule::auto`).
+    pub split: Option<SplitRule>,
 }
 
 /// `count N --mpi`, not yet resolved: rank 0 resolves the engine, its plan and its budget
@@ -205,6 +207,11 @@ impl CountOptions {
                 sized,
                 checkpoint: a.checkpoint.clone(),
                 shard: a.shard.zip(a.out.clone()),
+                split: match a.split {
+                    None | Some(SplitArg::Auto) => None,
+                    Some(SplitArg::Units) => Some(SplitRule::Units),
+                    Some(SplitArg::Bundles) => Some(SplitRule::Bundles),
+                },
             }
         };
         let mode = if a.format == Some(CountFormat::Bfile) {

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 
-use super::schedule::Split;
+use super::schedule::{Split, SplitRule};
 use super::shard::{ShardFile, UnitEntry};
 use crate::engine::counts::Tally;
 use crate::engine::plan::{Engine, Unit, UnitPlan, UnitResult};
@@ -34,6 +34,10 @@ pub struct Campaign {
     pub plan_units: usize,
     /// Number of shards in the split (M).
     pub shard_count: u32,
+    /// How the split handed out units (in `merge --status --json` only where it is by
+    /// bundles, as in the shard files).
+    #[serde(skip_serializing_if = "SplitRule::is_units")]
+    pub split: SplitRule,
 }
 
 impl Campaign {
@@ -59,6 +63,7 @@ impl Campaign {
             plan_version: f.plan_version,
             plan_units: f.plan_units,
             shard_count: f.shard_count,
+            split: f.split,
         })
     }
 
@@ -84,13 +89,17 @@ impl Campaign {
         None
     }
 
-    /// Why `f` is not a shard of this campaign's split (another M or an index past it).
+    /// Why `f` is not a shard of this campaign's split (another M, an index past it or
+    /// another rule).
     pub fn other_split(&self, name: &str, first: &str, f: &ShardFile) -> Option<String> {
         if f.shard_count != self.shard_count {
             return Some(format!(
                 "shard {name} is shard {}/{} of a split into {} shards, {first} of one into {}",
                 f.shard_index, f.shard_count, f.shard_count, self.shard_count
             ));
+        }
+        if let Some(why) = self.other_rule(name, first, f) {
+            return Some(why);
         }
         if f.shard_index >= f.shard_count {
             return Some(format!(
@@ -102,6 +111,16 @@ impl Campaign {
             ));
         }
         None
+    }
+
+    /// Why `f` is not of this campaign's split rule ([`SplitRule`]), if it is not.
+    pub fn other_rule(&self, name: &str, first: &str, f: &ShardFile) -> Option<String> {
+        (f.split != self.split).then(|| {
+            format!(
+                "shard {name} is of a split by {}, {first} of one by {}: count it again with --split {}",
+                f.split, self.split, self.split
+            )
+        })
     }
 
     /// Builds the plan the files name, within `max_units` units (the memory the caller
@@ -151,6 +170,19 @@ impl Campaign {
                 plan.version()
             ));
         }
+        if self.split.for_plan(&plan) != self.split {
+            return Err(format!(
+                "n = {n}: the shards name a split by {}, but this plan has no bundles (its splits are by units)",
+                self.split
+            ));
+        }
+        let most = self.split.most_shards(&plan);
+        if self.shard_count as usize > most {
+            return Err(format!(
+                "n = {n}: the shards name a split into {} shards by {}, more than the plan's {most} {}",
+                self.shard_count, self.split, self.split
+            ));
+        }
         Ok(plan)
     }
 }
@@ -170,7 +202,10 @@ pub fn plan_of(
     let (first_name, first) = files.first().ok_or("no shard files given")?;
     let campaign = Campaign::of(first_name, first)?;
     for (name, f) in files {
-        if let Some(why) = campaign.foreign(name, first_name, f) {
+        // Shards of two rules may still cover the plan once, but more likely overlap;
+        // say so rather than name a unit in two files.
+        let why = campaign.foreign(name, first_name, f);
+        if let Some(why) = why.or_else(|| campaign.other_rule(name, first_name, f)) {
             return Err(why);
         }
     }
@@ -359,7 +394,8 @@ pub fn status(
         })?;
     let first_name = &files[first].0;
     let plan = campaign.plan(max_units, limit, stop)?;
-    let split = Split::of_until(&plan, campaign.shard_count, stop).ok_or("stopped")?;
+    let split =
+        Split::of_until(&plan, campaign.shard_count, campaign.split, stop).ok_or("stopped")?;
     let m = campaign.shard_count as usize;
     let mut expected = vec![0usize; m];
     for &k in &split.shard {

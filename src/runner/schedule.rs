@@ -11,9 +11,18 @@
 //! passes `$SLURM_ARRAY_TASK_ID` straight through (as does a Kubernetes indexed job's
 //! `$JOB_COMPLETION_INDEX`). Units go to shards by greedy list scheduling on the estimated
 //! cost ([`crate::engine::cost`]): largest first, each to the least loaded shard, ties to
-//! the lower index. The assignment depends only on n and the plan, so every shard computes
-//! the same split without talking to the others. Worked number: n = 16 into 8 shards gives
+//! the lower index. The assignment depends only on n, the plan and the split rule (below),
+//! so every shard computes the same split without talking to the others. Worked number: n = 16 into 8 shards gives
 //! 8 lists of 640 or 641 units whose estimated costs differ by under 1%.
+//!
+//! Odd boards up to n = 25 are split by *bundles* instead ([`SplitRule::Bundles`]): the
+//! units of one frame group and one prefix go to one shard together, so that the shard's
+//! runner counts them as one bundle (each set's full half searched once for the group, see
+//! `quadrant::bundles`). Split unit by unit, a shard's units are spread over the plan by
+//! cost and rarely share a bundle. The rule is part of the split, so a shard file and a
+//! shard's checkpoint name it, and `merge` recomputes the split by the files' rule. Which
+//! rule a count chooses by default asks the time model ([`SplitRule::auto`]); the split by
+//! a given rule does not.
 //!
 //! The same [`list_schedule`] replays measured unit costs for `nqueens plan --stats` (the
 //! makespan a dynamic scheduler such as `--mpi` would reach on P workers).
@@ -25,6 +34,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::slice::ParallelSliceMut;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::plan::{Unit, UnitKind, UnitPlan};
 use crate::engine::{cost, quadrant, NEVER};
@@ -68,6 +78,83 @@ impl FromStr for ShardSpec {
     }
 }
 
+/// How a split hands a plan's units to its shards ([`Split`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitRule {
+    /// Unit by unit, largest estimated cost first, each to the least loaded shard: every
+    /// split of even n, the automatic one of n >= 27 ([`SplitRule::auto`]), every split
+    /// before 2026-12-07, and the rule of a shard file or checkpoint that names none.
+    #[default]
+    Units,
+    /// Whole bundles, largest estimated total first, each to the least loaded shard: the
+    /// units of one frame group and one prefix (odd n, [`Bundles`]) stay together, so the
+    /// shard counts them as one bundle. Where a plan has no bundles (even n, the
+    /// backtracking engine) it is the same split as [`SplitRule::Units`], and is named so.
+    Bundles,
+}
+
+impl SplitRule {
+    /// The rule as `--split` and the files name it: `units` or `bundles`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitRule::Units => "units",
+            SplitRule::Bundles => "bundles",
+        }
+    }
+
+    /// Whether this is the default rule (for serde: a file of the unit rule does not write
+    /// it, and reads as before).
+    pub fn is_units(&self) -> bool {
+        *self == SplitRule::Units
+    }
+
+    /// The rule a split of `plan` into `count` shards uses when none is asked for: by
+    /// bundles where the plan's runner counts bundles (odd n up to 25) and there are at
+    /// least [`BUNDLES_A_SHARD`] bundles a shard on average, else by units. It asks the
+    /// time model (`quadrant::bundles`), so two program versions may choose differently
+    /// for one campaign: the files record the rule, and a campaign run by two versions
+    /// names it with `--split` (a merge refuses a file of the other rule, naming it).
+    pub fn auto(plan: &UnitPlan, count: u32) -> SplitRule {
+        match Bundles::of(plan) {
+            Some(b) if b.count(plan) >= BUNDLES_A_SHARD.saturating_mul(count as usize) => {
+                SplitRule::Bundles
+            }
+            _ => SplitRule::Units,
+        }
+    }
+
+    /// This rule as it applies to `plan`: [`SplitRule::Bundles`] becomes
+    /// [`SplitRule::Units`] where the plan has no bundles (the same split).
+    pub fn for_plan(self, plan: &UnitPlan) -> SplitRule {
+        match self {
+            SplitRule::Bundles if Bundles::of_split(plan).is_none() => SplitRule::Units,
+            rule => rule,
+        }
+    }
+
+    /// The most shards a split of `plan` by this rule may have: one unit, or one bundle,
+    /// each at least.
+    pub fn most_shards(self, plan: &UnitPlan) -> usize {
+        match (self, Bundles::of_split(plan)) {
+            (SplitRule::Bundles, Some(b)) => b.count(plan),
+            _ => plan.len(),
+        }
+    }
+}
+
+impl fmt::Display for SplitRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Bundles a shard gets at least, on average, for [`SplitRule::auto`] to split by bundles:
+/// with fewer, the largest bundles (up to h - 1 units) would unbalance the shards. Worked
+/// numbers: n = 23's 44,518 bundles split by bundles into up to 1,391 shards, n = 25's
+/// 48,935 into up to 1,529; a split into more goes unit by unit.
+pub const BUNDLES_A_SHARD: usize = 32;
+
 /// Greedy list scheduling: hands `costs` out in the given order, each to the worker that is
 /// free first (ties to the lowest worker). Returns each job's worker and the makespan.
 ///
@@ -110,19 +197,20 @@ pub(crate) fn largest_first_until(plan: &UnitPlan, stop: &AtomicBool) -> Option<
     Some(v)
 }
 
-/// The units of shard `spec`, in id order.
+/// The units of shard `spec` split by `rule`, in id order.
 #[cfg(test)]
-pub fn units_of(plan: &UnitPlan, spec: ShardSpec) -> Vec<Unit> {
-    units_of_until(plan, spec, &NEVER).expect("never stopped")
+pub fn units_of(plan: &UnitPlan, spec: ShardSpec, rule: SplitRule) -> Vec<Unit> {
+    units_of_until(plan, spec, rule, &NEVER).expect("never stopped")
 }
 
 /// `units_of`, giving up (None) soon after `stop` becomes true.
 pub(crate) fn units_of_until(
     plan: &UnitPlan,
     spec: ShardSpec,
+    rule: SplitRule,
     stop: &AtomicBool,
 ) -> Option<Vec<Unit>> {
-    let split = Split::of_until(plan, spec.count, stop)?;
+    let split = Split::of_until(plan, spec.count, rule, stop)?;
     Some(
         plan.units()
             .iter()
@@ -141,13 +229,31 @@ pub(crate) struct Bundles {
 }
 
 impl Bundles {
-    /// The bundles of `plan`, or None where its units are best handed out alone.
+    /// The bundles of `plan`, or None where its units are best handed out alone (by the
+    /// engine's time model: odd n up to 25, see `quadrant::bundles`).
     pub(crate) fn of(plan: &UnitPlan) -> Option<Bundles> {
         match plan.engine() {
             Engine::Quadrant => quadrant::bundles(plan.n(), plan.len()),
             Engine::Backtrack => None,
         }
         .map(|group_of| Bundles { group_of })
+    }
+
+    /// The bundles of a split by [`SplitRule::Bundles`]: those of every odd n, whatever
+    /// the time model says (`quadrant::frame_groups`), so that a merge recomputes the
+    /// split the shards ran.
+    pub(crate) fn of_split(plan: &UnitPlan) -> Option<Bundles> {
+        match plan.engine() {
+            Engine::Quadrant => quadrant::frame_groups(plan.n()),
+            Engine::Backtrack => None,
+        }
+        .map(|group_of| Bundles { group_of })
+    }
+
+    /// How many bundles `plan` has.
+    pub(crate) fn count(&self, plan: &UnitPlan) -> usize {
+        let keys: std::collections::HashSet<_> = plan.units().iter().map(|u| self.key(u)).collect();
+        keys.len()
     }
 
     /// The bundle of `u`: equal for the units of one group and one prefix, and for no other
@@ -168,10 +274,20 @@ impl Bundles {
 /// its largest group), n = 25's 274,160 make 48,935 of up to 11.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // the MPI runner's, and the tests'
 pub fn runs(plan: &UnitPlan, order: &[(Unit, u64)], most: usize) -> Vec<Vec<Unit>> {
-    let most = most.max(1);
     let Some(bundles) = Bundles::of(plan) else {
         return order.iter().map(|&(u, _)| vec![u]).collect();
     };
+    gather(&bundles, order, most)
+        .into_iter()
+        .map(|(_, run)| run)
+        .collect()
+}
+
+/// The units of `order` (with their estimated costs, largest first) gathered by bundle,
+/// at most `most` units a run, with each run's estimated total: the runs largest total
+/// first, ties in the order of their first unit.
+fn gather(bundles: &Bundles, order: &[(Unit, u64)], most: usize) -> Vec<(u128, Vec<Unit>)> {
+    let most = most.max(1);
     let mut open: HashMap<(u8, u16, u32), usize> = HashMap::new();
     let mut runs: Vec<(u128, Vec<Unit>)> = Vec::new();
     for &(u, cost) in order {
@@ -188,7 +304,7 @@ pub fn runs(plan: &UnitPlan, order: &[(Unit, u64)], most: usize) -> Vec<Vec<Unit
         runs[at].1.push(u);
     }
     runs.sort_by_key(|r| Reverse(r.0)); // stable: ties keep their order
-    runs.into_iter().map(|(_, run)| run).collect()
+    runs
 }
 
 /// The split of a plan into M shards: each unit's shard and estimated cost, by unit id.
@@ -201,20 +317,44 @@ pub struct Split {
 }
 
 impl Split {
-    /// The split of `plan` into `count` shards; None if `stop` was raised first.
-    pub(crate) fn of_until(plan: &UnitPlan, count: u32, stop: &AtomicBool) -> Option<Split> {
+    /// The split of `plan` into `count` shards by `rule`; None if `stop` was raised first.
+    ///
+    /// By bundles, the runs are whole bundles ([`gather`] without a limit) and list
+    /// scheduling hands out runs instead of units, each run's units to one shard. Worked
+    /// numbers, n = 23 into 1,000 shards: 44,518 runs of 1 to 10 units, about 45 a shard
+    /// (228 units).
+    pub(crate) fn of_until(
+        plan: &UnitPlan,
+        count: u32,
+        rule: SplitRule,
+        stop: &AtomicBool,
+    ) -> Option<Split> {
         let order = largest_first_until(plan, stop)?;
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
+        let runs: Vec<(u128, Vec<Unit>)> = match (rule, Bundles::of_split(plan)) {
+            (SplitRule::Bundles, Some(bundles)) => gather(&bundles, &order, usize::MAX),
+            _ => order
+                .iter()
+                .map(|&(u, c)| (u128::from(c), vec![u]))
+                .collect(),
+        };
+        let costs: Vec<u64> = runs
+            .iter()
+            .map(|r| u64::try_from(r.0).unwrap_or(u64::MAX))
+            .collect();
         let (assigned, _) = list_schedule(&costs, count as usize);
         let mut split = Split {
             shard: vec![0; plan.len()],
             cost: vec![0; plan.len()],
         };
-        for (&(u, c), w) in order.iter().zip(assigned) {
-            split.shard[u.id as usize] = w as u32;
+        for ((_, run), w) in runs.iter().zip(assigned) {
+            for u in run {
+                split.shard[u.id as usize] = w as u32;
+            }
+        }
+        for &(u, c) in &order {
             split.cost[u.id as usize] = c;
         }
         Some(split)
@@ -274,11 +414,81 @@ mod tests {
     }
 
     #[test]
+    fn a_split_by_bundles_keeps_each_bundle_in_one_shard() {
+        for n in [13u32, 15] {
+            let plan = UnitPlan::with_engine(n, Engine::Quadrant);
+            let b = Bundles::of_split(&plan).expect("odd n has bundles");
+            let never = AtomicBool::new(false);
+            for m in [1u32, 2, 5, 16] {
+                let split = Split::of_until(&plan, m, SplitRule::Bundles, &never).unwrap();
+                let mut shard_of = HashMap::new();
+                for u in plan.units() {
+                    let k = split.shard[u.id as usize];
+                    assert!(k < m);
+                    let first = *shard_of.entry(b.key(u)).or_insert(k);
+                    assert_eq!(first, k, "n = {n}, m = {m}: a bundle in two shards");
+                    assert_eq!(split.cost[u.id as usize], cost::estimate(n, u));
+                }
+                // Balanced as list scheduling of whole bundles promises: no shard above
+                // the mean by more than the largest bundle.
+                let mut load = vec![0u128; m as usize];
+                let mut bundle = HashMap::<_, u128>::new();
+                for u in plan.units() {
+                    let c = u128::from(split.cost[u.id as usize]);
+                    load[split.shard[u.id as usize] as usize] += c;
+                    *bundle.entry(b.key(u)).or_default() += c;
+                }
+                let mean = load.iter().sum::<u128>() / u128::from(m);
+                let largest = bundle.values().max().copied().unwrap();
+                assert!(
+                    load.iter().all(|&l| l <= mean + largest),
+                    "n = {n}, m = {m}"
+                );
+                // The units rule is the split of before: units largest first, list
+                // scheduled one by one.
+                let units = Split::of_until(&plan, m, SplitRule::Units, &never).unwrap();
+                let order = largest_first(&plan);
+                let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
+                let (assigned, _) = list_schedule(&costs, m as usize);
+                for (&(u, _), w) in order.iter().zip(assigned) {
+                    assert_eq!(units.shard[u.id as usize], w as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_automatic_rule_bundles_only_odd_plans_with_enough_bundles_a_shard() {
+        let odd = UnitPlan::with_engine(15, Engine::Quadrant);
+        let bundles = Bundles::of(&odd).unwrap().count(&odd);
+        assert!(
+            bundles < odd.len() / 2,
+            "{bundles} bundles of {} units",
+            odd.len()
+        );
+        assert_eq!(SplitRule::Bundles.most_shards(&odd), bundles);
+        assert_eq!(SplitRule::Units.most_shards(&odd), odd.len());
+        let most = (bundles / BUNDLES_A_SHARD) as u32;
+        assert_eq!(SplitRule::auto(&odd, 1), SplitRule::Bundles);
+        assert_eq!(SplitRule::auto(&odd, most), SplitRule::Bundles);
+        assert_eq!(SplitRule::auto(&odd, most + 1), SplitRule::Units);
+        assert_eq!(SplitRule::Bundles.for_plan(&odd), SplitRule::Bundles);
+        for even in [
+            UnitPlan::with_engine(14, Engine::Quadrant),
+            UnitPlan::with_engine(15, Engine::Backtrack),
+        ] {
+            assert_eq!(SplitRule::auto(&even, 1), SplitRule::Units);
+            assert_eq!(SplitRule::Bundles.for_plan(&even), SplitRule::Units);
+            assert_eq!(SplitRule::Bundles.most_shards(&even), even.len());
+        }
+    }
+
+    #[test]
     fn shards_partition_the_plan() {
         let plan = UnitPlan::new(12);
         for m in [1, 2, 3, 7] {
             let mut ids: Vec<u32> = (0..m)
-                .flat_map(|k| units_of(&plan, ShardSpec { index: k, count: m }))
+                .flat_map(|k| units_of(&plan, ShardSpec { index: k, count: m }, SplitRule::Units))
                 .map(|u| u.id)
                 .collect();
             ids.sort_unstable();
@@ -291,7 +501,7 @@ mod tests {
         let plan = UnitPlan::new(16);
         let loads: Vec<u64> = (0..8)
             .map(|k| {
-                units_of(&plan, ShardSpec { index: k, count: 8 })
+                units_of(&plan, ShardSpec { index: k, count: 8 }, SplitRule::Units)
                     .iter()
                     .map(|u| cost::estimate(16, u))
                     .sum()

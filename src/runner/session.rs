@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use super::checkpoint::Checkpoint;
 use super::record::FileError;
-use super::schedule::{self, ShardSpec};
+use super::schedule::{self, ShardSpec, SplitRule};
 use crate::engine::counts::{Counts, Tally};
 use crate::engine::exec::Prepared;
 use crate::engine::plan::{Unit, UnitPlan, UnitResult};
@@ -28,16 +28,18 @@ use crate::Error;
 pub enum Scope {
     /// Every unit.
     All,
-    /// The units of one shard.
-    Shard(ShardSpec),
+    /// The units of one shard of a split by the rule given.
+    Shard(ShardSpec, SplitRule),
 }
 
 impl fmt::Display for Scope {
-    /// `all` or `shard K/M`, as checkpoints record it.
+    /// `all`, `shard K/M` (split by units, as every checkpoint before the rule existed
+    /// records it) or `shard K/M by bundles`, as checkpoints record it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scope::All => write!(f, "all"),
-            Scope::Shard(s) => write!(f, "shard {s}"),
+            Scope::Shard(s, SplitRule::Units) => write!(f, "shard {s}"),
+            Scope::Shard(s, rule) => write!(f, "shard {s} by {rule}"),
         }
     }
 }
@@ -99,7 +101,7 @@ impl<'a> Session<'a> {
     pub fn new(plan: UnitPlan, scope: Scope, stop: &'a AtomicBool) -> Option<Session<'a>> {
         let units = match scope {
             Scope::All => plan.units().to_vec(),
-            Scope::Shard(s) => schedule::units_of_until(&plan, s, stop)?,
+            Scope::Shard(s, rule) => schedule::units_of_until(&plan, s, rule, stop)?,
         };
         let results = vec![None; plan.len()];
         Some(Session {
@@ -399,16 +401,38 @@ mod tests {
     #[test]
     fn shards_cover_the_plan_once() {
         let never = AtomicBool::new(false);
-        let mut ids = Vec::new();
-        for index in 0..3 {
-            let scope = Scope::Shard(ShardSpec { index, count: 3 });
-            let run = Session::new(UnitPlan::new(9), scope, &never)
-                .unwrap()
-                .run_local(1)
-                .unwrap();
-            ids.extend(run.scope_results().into_iter().map(|(id, _)| id));
+        for (plan, rule) in [
+            (UnitPlan::new(9), SplitRule::Units),
+            (
+                UnitPlan::with_engine(13, crate::Engine::Quadrant),
+                SplitRule::Units,
+            ),
+            (
+                UnitPlan::with_engine(13, crate::Engine::Quadrant),
+                SplitRule::Bundles,
+            ),
+        ] {
+            let mut ids = Vec::new();
+            for index in 0..3 {
+                let scope = Scope::Shard(ShardSpec { index, count: 3 }, rule);
+                let run = Session::new(plan.clone(), scope, &never)
+                    .unwrap()
+                    .run_local(1)
+                    .unwrap();
+                ids.extend(run.scope_results().into_iter().map(|(id, _)| id));
+            }
+            ids.sort_unstable();
+            assert_eq!(ids, (0..plan.len() as u32).collect::<Vec<_>>(), "{rule}");
         }
-        ids.sort_unstable();
-        assert_eq!(ids, (0..UnitPlan::new(9).len() as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_scope_names_its_split_rule_only_where_it_is_bundles() {
+        let s = ShardSpec { index: 3, count: 8 };
+        assert_eq!(Scope::Shard(s, SplitRule::Units).to_string(), "shard 3/8");
+        assert_eq!(
+            Scope::Shard(s, SplitRule::Bundles).to_string(),
+            "shard 3/8 by bundles"
+        );
     }
 }

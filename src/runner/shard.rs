@@ -1,6 +1,6 @@
-//! Shard files: the results of one shard's units as JSON (format version 2), with what a
-//! merge needs to accept them safely: n, the plan's id and version, the shard, and a digest
-//! over every field. Which units a shard holds is [`super::schedule`]; putting files
+//! Shard files: the results of one shard's units as JSON (format version 2, or 3 where the
+//! split was by bundles), with what a merge needs to accept them safely: n, the plan's id
+//! and version, the shard and its split rule, and a digest over every field. Which units a shard holds is [`super::schedule`]; putting files
 //! together is [`super::merge`].
 
 use std::io::Read;
@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fifo::{self, Wait};
 use super::record::{check_value, fnv1a64, read_bounded, Bounded, FileError, Problem};
-use super::schedule::ShardSpec;
+use super::schedule::{ShardSpec, SplitRule};
 use crate::engine::plan::{UnitPlan, UnitResult};
 
 /// One unit's result in a shard file.
@@ -33,7 +33,7 @@ pub struct UnitEntry {
 pub struct ShardFile {
     /// Always "nqueens-shard".
     pub format: String,
-    /// Version of this file format ([`FORMAT_VERSION`], 2).
+    /// Version of this file format: 2, or [`FORMAT_VERSION`] (3) for a split by bundles.
     pub format_version: u32,
     /// Version of the program that wrote it.
     pub program: String,
@@ -49,6 +49,10 @@ pub struct ShardFile {
     pub shard_index: u32,
     /// Number of shards in the split.
     pub shard_count: u32,
+    /// How the split handed out units ([`SplitRule`]): written only for a split by
+    /// bundles (format 3); a file without it was split unit by unit (format 2).
+    #[serde(default, skip_serializing_if = "SplitRule::is_units")]
+    pub split: SplitRule,
     /// Wall time of the shard's computation, seconds.
     pub seconds: f64,
     /// Worker threads used.
@@ -60,8 +64,18 @@ pub struct ShardFile {
     pub digest: String,
 }
 
-/// Version of the shard file format: 2 has the digest over every field.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version of the shard file format: 2 has the digest over every field; 3 is 2 with the
+/// split rule `bundles` (`"split": "bundles"`, in the digest too). A split unit by unit
+/// still writes format 2, so every program that reads format 2 reads those files.
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The format of a file of a split by `rule`.
+fn format_of(rule: SplitRule) -> u32 {
+    match rule {
+        SplitRule::Units => 2,
+        SplitRule::Bundles => FORMAT_VERSION,
+    }
+}
 
 /// Bytes a shard file may take per unit it holds: the pretty JSON of one entry with
 /// 20-digit counts is about 140 bytes.
@@ -89,6 +103,9 @@ fn digest(f: &ShardFile) -> String {
         f.seconds.to_bits(),
         f.threads
     );
+    if !f.split.is_units() {
+        text.push_str(&format!(" split={}", f.split));
+    }
     for u in &f.units {
         text.push_str(&format!(
             " {}:{}:{}:{}",
@@ -99,10 +116,12 @@ fn digest(f: &ShardFile) -> String {
 }
 
 impl ShardFile {
-    /// Builds the shard file of `spec` from its units' results (in id order).
+    /// Builds the shard file of `spec`, split by `split`, from its units' results (in id
+    /// order).
     pub fn new(
         plan: &UnitPlan,
         spec: ShardSpec,
+        split: SplitRule,
         results: &[(u32, UnitResult)],
         seconds: f64,
         threads: usize,
@@ -118,7 +137,7 @@ impl ShardFile {
             .collect();
         let mut f = ShardFile {
             format: "nqueens-shard".into(),
-            format_version: FORMAT_VERSION,
+            format_version: format_of(split),
             program: env!("CARGO_PKG_VERSION").into(),
             n: plan.n(),
             plan_id: plan.id_hex(),
@@ -126,6 +145,7 @@ impl ShardFile {
             plan_units: plan.len(),
             shard_index: spec.index,
             shard_count: spec.count,
+            split,
             seconds,
             threads,
             digest: String::new(),
@@ -151,10 +171,16 @@ impl ShardFile {
         let text = read_text(file, max_bytes).map_err(|(problem, why)| err(problem, why))?;
         let f: ShardFile = serde_json::from_str(&text)
             .map_err(|e| err(Problem::NotOurs, format!("not a valid shard file: {e}")))?;
-        if f.format != "nqueens-shard" || f.format_version != FORMAT_VERSION {
+        if f.format != "nqueens-shard" || !(2..=FORMAT_VERSION).contains(&f.format_version) {
             return Err(err(Problem::OtherPlan, format!(
-                "unsupported format '{}' version {} (this program reads version {FORMAT_VERSION}; version 1 came from nqueens before 0.1.1: recompute that shard)",
+                "unsupported format '{}' version {} (this program reads versions 2 and {FORMAT_VERSION}; version 1 came from nqueens before 0.1.1: recompute that shard)",
                 f.format, f.format_version
+            )));
+        }
+        if f.format_version != format_of(f.split) {
+            return Err(corrupt(format!(
+                "format version {} with split '{}': version 2 is split by units, {FORMAT_VERSION} by bundles",
+                f.format_version, f.split
             )));
         }
         if f.digest != digest(&f) {

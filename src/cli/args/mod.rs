@@ -134,6 +134,13 @@ pub struct CountArgs {
     /// Where --shard writes its JSON shard file (written atomically at the end).
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub out: Option<PathBuf>,
+    /// How --shard's split hands out units: auto (the default) splits odd N up to 25 by
+    /// bundles where there are at least 32 of them a shard on average, else by units. Every shard of
+    /// one campaign needs the same rule; the shard file and checkpoint record it, and a
+    /// checkpoint or campaign begun by units (every one before bundles) resumes with
+    /// --split units.
+    #[arg(long, value_enum, value_name = "RULE", requires = "shard")]
+    pub split: Option<SplitArg>,
     /// Run under mpirun (a build with `--features mpi`, at least 2 ranks): rank 0 chooses
     /// the engine and unit plan from its own N, --engine and memory, and hands units to the
     /// other ranks as they finish; --checkpoint, --json and -q are rank 0's.
@@ -442,6 +449,18 @@ pub enum Sequence {
     Total,
     /// Solutions up to the 8 symmetries of the square: OEIS A002562.
     Unique,
+}
+
+/// How `count --shard` splits the plan (`--split`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    /// Bundles where they pay and every shard gets enough, else units.
+    Auto,
+    /// Unit by unit, largest first, each to the least loaded shard.
+    Units,
+    /// The units of one frame group and prefix (odd N) to one shard together, counted
+    /// as one bundle there.
+    Bundles,
 }
 
 /// How `count` prints its results.

@@ -312,9 +312,9 @@
 //! or under `--mpi`, which do not bundle). Whole counts, paired (both builds at once, one
 //! per core, against b26feb4's build): `count 19 -t 1` 0.809 and 0.835 of the CPU, `count
 //! 21 -t 1` 0.881 and 0.912 (848 s against 962 s, then 949 s against 1,041 s with the cores
-//! swapped), the same pairs tested and the known totals. Shards keep the
-//! split, so a shard's units (spread over the plan by cost) rarely share a bundle; nor does
-//! `--mpi`, which hands units out one at a time. The sort is still per frame: sharing it
+//! swapped), the same pairs tested and the known totals. Shards kept the
+//! split, so a shard's units (spread over the plan by cost) rarely shared a bundle, nor did
+//! `--mpi`, which handed units out one at a time (both since: below). The sort is still per frame: sharing it
 //! too needs one key a group (so a unit's tested pairs would change: a new plan version).
 //!
 //! **`--mpi` since** (2026-12-07, same machine): rank 0 hands a bundle's units to one slot
@@ -327,8 +327,21 @@
 //! second draw of n = 25's bundles (`bundles_timed`, `EXP_SEED=11`, 8 bundles, the two
 //! runs at once, one per core) gave with the table 0.909 (388.9 s unit by unit, 353.4 s
 //! together) and without it 0.798 (454.3 s, 362.6 s): bundled, the table still saved 2.5%,
-//! against 10% lost in the first draw, so `model::table_pays` stays as it is. Shards still
-//! keep their split.
+//! against 10% lost in the first draw, so `model::table_pays` stays as it is.
+//!
+//! **Shards since** (2026-12-07, same machine): a split of an odd n up to 25 hands out
+//! whole bundles (`runner::schedule::SplitRule::Bundles`, where there are 32 a shard or
+//! more), so a shard's runner counts each bundle's units together. Which units a shard holds
+//! changes, so the rule is recorded (shard file format 3, the checkpoint's scope `shard K/M
+//! by bundles`) and `merge` recomputes the split by it; a campaign begun unit by unit goes
+//! on with `--split units`. Every unit's result is unchanged. Measured (the same build,
+//! `--split units` against the default, both at once, one per core, cores swapped each
+//! round, `-t 1`): a whole campaign of `count 19` in 8 shards 0.871, 0.826, 0.806, 0.922
+//! of the CPU (median 0.85; 35.8-39.1 s against 40.3-47.3 s, the known total by both);
+//! four shards of `count 23 --shard K/1000` (K = 17, 291, 505, 777; other units under each
+//! rule, each shard a thousandth of the plan's estimated cost) 0.956 and 0.981 of the CPU,
+//! summed over the four; one shard of `count 25 --shard 700/1500` (each run with the 5 GB
+//! table) 0.994, as bundles with the table measured before.
 //!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
@@ -663,8 +676,19 @@ const BUNDLE_SECONDS: f64 = 120.0;
 pub(crate) fn bundles(n: u32, units: usize) -> Option<Vec<u16>> {
     let h = n / 2;
     let bundle_secs = model::cpu_seconds(n) / units.max(1) as f64 * f64::from(h - 1);
-    (n % 2 == 1 && (MIN_N..=MAX_N).contains(&n) && bundle_secs <= BUNDLE_SECONDS)
-        .then(|| group_of(&Frame::all(n)))
+    if bundle_secs > BUNDLE_SECONDS {
+        return None;
+    }
+    frame_groups(n)
+}
+
+/// The group of each frame of n's plan (as [`Context::group_of`]) at every odd n the
+/// engine counts, None at even n: a fact of the plan alone, unlike [`bundles`], which
+/// also asks the time model. A split of shards by bundles (`runner::schedule::SplitRule`)
+/// is recomputed by `merge` long after the shards ran, so it must not move when the
+/// model is refitted.
+pub(crate) fn frame_groups(n: u32) -> Option<Vec<u16>> {
+    (n % 2 == 1 && (MIN_N..=MAX_N).contains(&n)).then(|| group_of(&Frame::all(n)))
 }
 
 impl Context {

@@ -9,7 +9,8 @@
 //!
 //! The header names the format (1), the board size, the unit plan (its id and version: 4 is
 //! the quadrant engine's, `count 16` above) and the scope (`all`, or `shard K/M` written
-//! `shard_K/M`). Each record is `id solutions nodes residues digest`: the residues mod 13
+//! `shard_K/M`, or `shard K/M by bundles` written `shard_K/M_by_bundles` for a split by
+//! bundles). Each record is `id solutions nodes residues digest`: the residues mod 13
 //! and 15 of both counts and the low 32 bits of the FNV-1a digest of the text before it
 //! (see [`super::super::record`]). Nothing here touches a file: [`super::file`] reads and
 //! writes them.
@@ -154,8 +155,20 @@ pub(super) fn check_header(
         ));
     }
     if h.scope != scope {
+        // One shard of two splits: the split rule is the difference (see
+        // `runner::schedule::SplitRule`), and `--split` chooses it.
+        let base = |s: &str| s.split(" by ").next().unwrap_or("").to_string();
+        let rule = h.scope.split(" by ").nth(1).unwrap_or("units");
+        let hint = if base(&h.scope) == base(scope)
+            && h.scope.starts_with("shard ")
+            && ["units", "bundles"].contains(&rule)
+        {
+            format!(": it was split by {rule}, so resume it with --split {rule}")
+        } else {
+            String::new()
+        };
         return bad(format!(
-            "it records scope '{}', this command computes '{}'",
+            "it records scope '{}', this command computes '{}'{hint}",
             h.scope, scope
         ));
     }
@@ -333,6 +346,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("scope"), "{e}");
+        assert!(!e.contains("--split"), "{e}");
+        // One shard of two splits: the refusal says which --split resumes it.
+        let q = temp("split");
+        drop(Checkpoint::open(&q, &UnitPlan::new(8), "shard 0/2").unwrap());
+        let e = Checkpoint::open(&q, &UnitPlan::new(8), "shard 0/2 by bundles")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("resume it with --split units"), "{e}");
+        std::fs::remove_file(&q).unwrap();
+        drop(Checkpoint::open(&q, &UnitPlan::new(8), "shard 0/2 by bundles").unwrap());
+        let first = std::fs::read_to_string(&q).unwrap();
+        assert!(first.contains(" scope=shard_0/2_by_bundles "), "{first}");
+        let e = Checkpoint::open(&q, &UnitPlan::new(8), "shard 0/2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("resume it with --split bundles"), "{e}");
+        std::fs::remove_file(q).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         let plan = UnitPlan::new(8).id_hex();
         std::fs::write(&p, text.replace(&plan, "0123456789abcdef")).unwrap();
