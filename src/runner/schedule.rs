@@ -12,8 +12,9 @@
 //! `$JOB_COMPLETION_INDEX`). Units go to shards by greedy list scheduling on the estimated
 //! cost ([`crate::engine::cost`]): largest first, each to the least loaded shard, ties to
 //! the lower index. The assignment depends only on n, the plan and the split rule (below),
-//! so every shard computes the same split without talking to the others. Worked number: n = 16 into 8 shards gives
-//! 8 lists of 640 or 641 units whose estimated costs differ by under 1%.
+//! so every shard computes the same split without talking to the others. Worked number: n
+//! = 16 into 8 shards gives 8 lists of 640 or 641 units whose estimated costs differ by
+//! under 1%.
 //!
 //! Odd boards up to n = 25 are split by *bundles* instead ([`SplitRule::Bundles`]): the
 //! units of one frame group and one prefix go to one shard together, so that the shard's
@@ -333,29 +334,35 @@ impl Split {
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        let runs: Vec<(u128, Vec<Unit>)> = match (rule, Bundles::of_split(plan)) {
-            (SplitRule::Bundles, Some(bundles)) => gather(&bundles, &order, usize::MAX),
-            _ => order
-                .iter()
-                .map(|&(u, c)| (u128::from(c), vec![u]))
-                .collect(),
-        };
-        let costs: Vec<u64> = runs
-            .iter()
-            .map(|r| u64::try_from(r.0).unwrap_or(u64::MAX))
-            .collect();
-        let (assigned, _) = list_schedule(&costs, count as usize);
         let mut split = Split {
             shard: vec![0; plan.len()],
             cost: vec![0; plan.len()],
         };
-        for ((_, run), w) in runs.iter().zip(assigned) {
-            for u in run {
-                split.shard[u.id as usize] = w as u32;
-            }
-        }
         for &(u, c) in &order {
             split.cost[u.id as usize] = c;
+        }
+        match (rule, Bundles::of_split(plan)) {
+            (SplitRule::Bundles, Some(bundles)) => {
+                let runs = gather(&bundles, &order, usize::MAX);
+                let costs: Vec<u64> = runs
+                    .iter()
+                    .map(|r| u64::try_from(r.0).unwrap_or(u64::MAX))
+                    .collect();
+                let (assigned, _) = list_schedule(&costs, count as usize);
+                for ((_, run), w) in runs.iter().zip(assigned) {
+                    for u in run {
+                        split.shard[u.id as usize] = w as u32;
+                    }
+                }
+            }
+            // Unit by unit, without a run of one a unit: n = 28's plan has 20 million.
+            _ => {
+                let costs: Vec<u64> = order.iter().map(|&(_, c)| c).collect();
+                let (assigned, _) = list_schedule(&costs, count as usize);
+                for (&(u, _), w) in order.iter().zip(assigned) {
+                    split.shard[u.id as usize] = w as u32;
+                }
+            }
         }
         Some(split)
     }
