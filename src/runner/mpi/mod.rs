@@ -350,7 +350,7 @@ pub fn work(
     // compute threads index the plan safely) or quit.
     let ask = |msg: &Msg| -> Result<Option<Vec<u64>>, String> {
         wire::send(world, 0, msg);
-        match wire::receive(world, Some(0))?.1 {
+        match wire::receive(world, 0)?.1 {
             Msg::Unit { ids } => match ids.iter().find(|&&id| id >= plan.len() as u64) {
                 None => Ok(Some(ids)),
                 Some(id) => Err(format!(

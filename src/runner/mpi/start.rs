@@ -75,7 +75,7 @@ pub fn hello(world: &SimpleCommunicator) {
 /// [`MpiError::Protocol`]: a rank that sent anything else, or speaks another protocol.
 pub fn greet(world: &SimpleCommunicator) -> Result<(), MpiError> {
     for rank in 1..world.size() {
-        match wire::receive(world, Some(rank)).map_err(MpiError::Protocol)? {
+        match wire::receive(world, rank).map_err(MpiError::Protocol)? {
             (_, Msg::Hello { protocol }) if protocol == PROTOCOL => {}
             (_, Msg::Hello { protocol }) => {
                 return Err(MpiError::Protocol(format!(
@@ -141,7 +141,7 @@ pub fn offer(world: &SimpleCommunicator, plan: &UnitPlan) -> Result<Crew, MpiErr
     };
     let mut refused = Vec::new();
     for rank in 1..world.size() {
-        match wire::receive(world, Some(rank)).map_err(MpiError::Protocol)? {
+        match wire::receive(world, rank).map_err(MpiError::Protocol)? {
             (
                 _,
                 Msg::Accept {
@@ -199,7 +199,7 @@ pub enum Opening {
 /// # Errors
 /// [`MpiError::Protocol`] for any other message.
 pub fn opening(world: &SimpleCommunicator) -> Result<Opening, MpiError> {
-    match wire::receive(world, Some(0)).map_err(MpiError::Protocol)? {
+    match wire::receive(world, 0).map_err(MpiError::Protocol)? {
         (_, Msg::Offer(offer)) => Ok(Opening::Offer(offer)),
         (_, Msg::Cancel { .. }) => Ok(Opening::Cancel),
         (_, other) => Err(MpiError::Protocol(format!(
@@ -246,7 +246,7 @@ pub fn answer(
     };
     wire::send(world, 0, &msg);
     match (
-        wire::receive(world, Some(0)).map_err(MpiError::Protocol)?,
+        wire::receive(world, 0).map_err(MpiError::Protocol)?,
         verdict,
     ) {
         ((_, Msg::Go), Ok(_)) => Ok(Answer::Go),

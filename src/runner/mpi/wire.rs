@@ -303,16 +303,13 @@ pub fn send(world: &SimpleCommunicator, rank: Rank, msg: &Msg) {
     world.process_at_rank(rank).send(&msg.encode()[..]);
 }
 
-/// Receives the next message from `from` (a rank, or None: any rank), returning the sender.
+/// Receives the next message from rank `from`, returning the sender.
 ///
 /// # Errors
 /// One line naming the sender: a message longer than [`MAX_BYTES`] (left unreceived, so
 /// nothing of its size is allocated) or one [`Msg::decode`] refuses.
-pub fn receive(world: &SimpleCommunicator, from: Option<Rank>) -> Result<(Rank, Msg), String> {
-    let (message, status) = match from {
-        Some(r) => world.process_at_rank(r).matched_probe(),
-        None => world.any_process().matched_probe(),
-    };
+pub fn receive(world: &SimpleCommunicator, from: Rank) -> Result<(Rank, Msg), String> {
+    let (message, status) = world.process_at_rank(from).matched_probe();
     read(message, status)
 }
 
