@@ -168,6 +168,35 @@ fn status_lists_duplicates_and_conflicts() {
 }
 
 #[test]
+fn a_shard_again_with_other_pairs_tested_is_a_duplicate_not_a_conflict() {
+    // A quadrant unit's pairs tested are its method's figure, not a result: they follow the
+    // quadrant table (built or not, by the memory) and at odd n the sort key its bundle
+    // shared, so the same shard counted again may test other numbers of pairs. With the
+    // same solutions that is a duplicate; other solutions are still a conflict. n = 15:
+    // the quadrant engine (the first records are quadrant units; the F180/F90 ones last).
+    let d = scratch("pairs");
+    let files: Vec<PathBuf> = (0..2).map(|k| shard(&d, 15, k, 2)).collect();
+    let other = common::forged_shard(&d, "15", "1/2", "other.json", |i, s, n| {
+        (s, n + u64::from(i < 5))
+    });
+    let mut refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    refs.push(&other);
+    let o = succeeded(&mut status(&refs, false));
+    let out = stdout(&o);
+    let dup = line(&out, "duplicate");
+    assert!(
+        dup.contains("other.json") && dup.contains("same solutions as") && dup.contains("pairs"),
+        "{dup}"
+    );
+    let bad = forged(&d, "15", "1/2", "forged.json", 1);
+    refs.push(&bad);
+    let o = status(&refs, false).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(line(&stdout(&o), "CONFLICT").contains("forged.json"));
+    fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
 fn status_refuses_foreign_corrupt_and_misplaced_files_with_reasons() {
     let d = scratch("refused");
     let files: Vec<PathBuf> = (0..3).map(|k| shard(&d, 11, k, 3)).collect();

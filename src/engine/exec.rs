@@ -174,8 +174,8 @@ impl Prepared {
 
 /// Counts the quadrant units of `units` into `results` (solutions, pairs tested; by
 /// position), those of one group and one prefix together wherever they stand in the batch
-/// ([`quadrant::Context::run_bundle`]: one full-side search a set for the group; the same
-/// results as unit by unit). None if `stop` was raised first.
+/// ([`quadrant::Context::run_bundle`]: one full-side search and sort a set for the group;
+/// the same solutions as unit by unit). None if `stop` was raised first.
 fn run_quadrant(
     ctx: &quadrant::Context,
     units: &[Unit],

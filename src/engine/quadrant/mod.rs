@@ -343,6 +343,31 @@
 //! summed over the four; one shard of `count 25 --shard 700/1500` (each run with the 5 GB
 //! table) 0.994, as bundles with the table measured before.
 //!
+//! **The sort shared since** (2026-12-07 morning, same machine; `join::Joiner::share_east`,
+//! `set::run_bundle`): a bundle also sorts each set's group list once, by one key, and
+//! each frame's join filters its part out of the sorted list (the filter keeps the order
+//! and counts each bucket's start) instead of sorting its own list by its own key. The
+//! earlier note said this needed a new plan version because a unit's tested pairs change;
+//! they need not be kept: a quadrant unit's pair count already depended on the machine
+//! (table or not), and `merge --recheck` compares solutions only. The plan, its units and
+//! every unit's solutions are unchanged. What one key a group costs, measured first (an
+//! experiment on 30 random bundles of n = 23, each frame joined with its own key and with
+//! the group's, the lists the same): 12.7% more pairs tested, the join and its sort 0.977
+//! of the time (the group's key is not chosen again a frame). Measured (both builds at
+//! once, one per core, cores swapped each round, `-t 1`, the same units, the solutions
+//! unit by unit equal): `count 23 --shard 505/1000` 0.868, 0.866, 0.923, 0.808 of the CPU
+//! (11.7% more pairs tested), `count 23 --shard 291/1000` 0.951, 0.915, 0.866, 0.892,
+//! `count 21 --shard 5/30` 0.857, 0.856, 0.866, 0.855, `count 19` (whole) 0.905 and 0.902,
+//! `count 25 --shard 700/1500` (with its 5 GB table; one round) 0.919 (1,109.9 s against
+//! 1,208.4 s; 25% more pairs tested: the group's key costs more there). A first form
+//! filtered each frame's list twice (unsorted in the half's place, then sorted in the
+//! join's): 0.95 at n = 23; the filter of a group list of 1.4 MB (past this CPU's L2) is
+//! the cost, so each frame's list is now only counted before the group's sort and
+//! filtered once, into the join's buffer, after it. A key chosen for a frame's list
+//! rather than the group's (whose masks take diagonals each frame blocks) might win back
+//! part of the extra pairs: not tried. (`estimate` still times units one by one, so at
+//! odd n up to 25 a count runs below its estimate by about these ratios.)
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per
@@ -694,8 +719,9 @@ pub(crate) fn frame_groups(n: u32) -> Option<Vec<u16>> {
 impl Context {
     /// Counts the units (f, `prefix`) for each frame f of `frames`, which share one group
     /// (the same [`Context::group_of`]), together: each set's full-side list is searched
-    /// once for them all (see `set::run_bundle`). One result per frame, each the one
-    /// [`Context::run_unit`] gives; None if `stop` was raised first.
+    /// and sorted once for them all (see `set::run_bundle`). One result per frame, with the
+    /// solutions [`Context::run_unit`] gives (its pairs tested may differ: the sort's key
+    /// is the group's); None if `stop` was raised first.
     ///
     /// # Panics
     /// If the frames are not of one group.

@@ -80,6 +80,12 @@
 //! 256-bit ones have three, which the 256-bit loops around them may pay too (not measured
 //! apart). Not kept.
 //!
+//! * **A list shared by several joins** ([`Joiner::share_east`]): a frame group's frames
+//!   (odd boards) join east lists that are each their group's list less the masks on two
+//!   diagonals. The group's list is sorted once, by a key chosen for it, and each join
+//!   takes its part by a filter that keeps the sorted order ([`Joiner::filter_shared`]),
+//!   so only the (shorter) west list is sorted a join. See `set::run_bundle`.
+//!
 //! # Files
 //!
 //! This file has the API ([`Joiner`]: join, sample, keep) and the run of a join over its
@@ -285,6 +291,11 @@ pub struct Joiner {
     trie: Trie,
     /// The join [`Joiner::keep`] arranged (its sorted lists are in the buffers above).
     kept: Option<Arranged>,
+    /// An east list sorted once for several joins ([`Joiner::share_east`]).
+    shared: Option<Shared>,
+    /// Bucket starts a sort of a west list alone writes (a shared join's east starts are
+    /// those of `filter_shared`).
+    spare_start: Vec<usize>,
     /// A key to use instead of choosing one (tests of every key length and mask width).
     #[cfg(test)]
     forced_key: Option<Vec<u32>>,
@@ -369,6 +380,121 @@ impl Joiner {
         self.dispatch(Work::Join(east, west, bits), sample, stop)
     }
 
+    /// Sorts `east` once by a key chosen for it and `west` (a west list like those it will
+    /// meet), for the joins [`Joiner::join_shared_until`] makes of parts of it. Replaces
+    /// what an earlier call shared; with a key of no bit nothing is shared.
+    pub fn share_east(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) {
+        let mut shared = self.shared.take().unwrap_or_default();
+        shared.key = if east.len() < MIN_SLICED || west.is_empty() {
+            Key::default()
+        } else {
+            self.key_for(east, west, bits)
+        };
+        shared.bits = bits;
+        shared.filtered = None;
+        if shared.key.bits.is_empty() {
+            return;
+        }
+        let order = (shared.key.moved > 0)
+            .then(|| BitOrder::new(bits, &shared.key.bits[..shared.key.moved]));
+        let how = Sorting {
+            buckets: 1 << shared.key.bits.len(),
+            spread: false,
+            classes: None,
+        };
+        let into = SortBuffers {
+            east: &mut shared.masks,
+            east_start: &mut shared.start,
+            west: &mut self.west,
+            packed: &mut self.packed,
+            west_start: &mut self.west_start,
+            next: &mut self.next,
+            keys: &mut self.keys,
+            wide_keys: &mut self.wide_keys,
+        };
+        Self::sort(
+            self.isa,
+            &mut self.key_table,
+            east,
+            &[],
+            &shared.key,
+            order.as_ref(),
+            bits,
+            &how,
+            into,
+        );
+        shared.masks.truncate(east.len());
+        self.shared = Some(shared);
+    }
+
+    /// Drops the list [`Joiner::share_east`] sorted.
+    pub fn unshare(&mut self) {
+        if let Some(s) = &mut self.shared {
+            s.key = Key::default();
+            s.filtered = None;
+        }
+    }
+
+    /// Leaves the shared list's masks that avoid `block` in the joiner's sorted east list,
+    /// for [`Joiner::join_shared_until`]; returns how many. The filter keeps the sorted
+    /// order, so each bucket's start is counted as it goes. A moved mask avoids the moved
+    /// block exactly when the mask avoids the block: the move permutes the diagonals.
+    ///
+    /// # Panics
+    /// If nothing is shared.
+    pub fn filter_shared(&mut self, block: u64) -> usize {
+        let shared = self.shared.as_mut().expect("filter_shared: nothing shared");
+        assert!(!shared.key.bits.is_empty(), "filter_shared: nothing shared");
+        let moved = match shared.key.moved {
+            0 => block,
+            m => {
+                let order = BitOrder::new(shared.bits, &shared.key.bits[..m]);
+                (0..shared.bits)
+                    .filter(|&d| block >> d & 1 == 1)
+                    .fold(0, |acc, d| acc | 1u64 << order.place[d as usize])
+            }
+        };
+        let count = filter_buckets(shared, moved, &mut self.east, &mut self.east_start);
+        shared.filtered = Some((block, count));
+        count
+    }
+
+    /// Whether a list is shared for joins of `bits` diagonals.
+    pub fn is_shared(&self, bits: u32) -> bool {
+        self.shared
+            .as_ref()
+            .is_some_and(|s| s.bits == bits && !s.key.bits.is_empty())
+    }
+
+    /// Whether [`Joiner::join_shared_until`] can join an east list of `east` masks of the
+    /// shared list with a west list of `west`.
+    pub fn shares(&self, bits: u32, east: usize, west: usize) -> bool {
+        self.is_shared(bits) && east >= MIN_SLICED && west > 0
+    }
+
+    /// [`Joiner::join_until`] of the `east` masks of the shared list that avoid `block`,
+    /// in its order ([`Joiner::share_east`]), and `west`: the east list is not sorted
+    /// again, only filtered from the sorted shared one, and the join uses the shared key.
+    ///
+    /// # Panics
+    /// Unless [`Joiner::shares`] says it can, or if `east` is not the number of the shared
+    /// masks that avoid `block`.
+    pub fn join_shared_until(
+        &mut self,
+        east: usize,
+        block: u64,
+        west: &[(u64, u32)],
+        bits: u32,
+        sample: Sample,
+        stop: &AtomicBool,
+    ) -> Option<JoinStats> {
+        assert!(
+            self.shares(bits, east, west.len()),
+            "join_shared_until: nothing shared"
+        );
+        self.dispatch(Work::Shared(east, block, west, bits), sample, stop)
+    }
+
     /// Sorts and lays out both lists as `Joiner::join` would, and keeps them in the
     /// joiner, for [`Joiner::join_kept`]; returns the number of pieces of the join. Replaces
     /// what an earlier call kept.
@@ -415,6 +541,11 @@ impl Joiner {
         let (east, west, bits, keep) = match work {
             Work::Join(east, west, bits) => (east, west, bits, false),
             Work::Keep(east, west, bits) => (east, west, bits, true),
+            Work::Shared(east, block, west, bits) => {
+                self.kept = None;
+                let arranged = self.arrange_shared(east, block, west, bits);
+                return self.run(&[], west, arranged, sample, stop);
+            }
             Work::Kept(east, west) => {
                 let kept = self.kept.expect("Joiner::keep before Joiner::join_kept");
                 assert!(
@@ -425,6 +556,9 @@ impl Joiner {
             }
         };
         self.kept = None;
+        if let Some(s) = &mut self.shared {
+            s.filtered = None; // the sort below overwrites the filtered east list
+        }
         let arranged = self.arrange(east, west, bits);
         if keep {
             self.kept = Some(arranged);
@@ -441,23 +575,60 @@ impl Joiner {
     /// into ranges (`self.ranges`).
     #[inline(always)]
     fn arrange(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) -> Arranged {
+        let naive = east.len() < MIN_SLICED || west.is_empty();
+        let key = if naive {
+            Key::default()
+        } else {
+            self.key_for(east, west, bits)
+        };
+        self.arrange_with(east, east.len(), west, bits, key, false)
+    }
+
+    /// [`Joiner::arrange`] with the shared list's key, and its sorted masks that avoid
+    /// `block` as the sorted east list ([`Joiner::join_shared_until`]).
+    #[inline(always)]
+    fn arrange_shared(
+        &mut self,
+        east: usize,
+        block: u64,
+        west: &[(u64, u32)],
+        bits: u32,
+    ) -> Arranged {
+        let shared = self.shared.as_ref().expect("join_shared_until checked it");
+        assert_eq!(
+            shared.filtered,
+            Some((block, east)),
+            "join_shared_until: not the list filter_shared made"
+        );
+        let key = Key::new(shared.key.bits.clone(), bits);
+        self.arrange_with(&[], east, west, bits, key, true)
+    }
+
+    /// [`Joiner::arrange`] with its key chosen; where `shared`, the east list of `east_len`
+    /// masks is the one [`Joiner::filter_shared`] left sorted (`east` is then empty and the
+    /// key is the shared one's).
+    #[inline(always)]
+    fn arrange_with(
+        &mut self,
+        east: &[u64],
+        east_len: usize,
+        west: &[(u64, u32)],
+        bits: u32,
+        key: Key,
+        shared: bool,
+    ) -> Arranged {
         let mut arranged = Arranged {
             sparse: false,
-            east: east.len(),
+            east: east_len,
             west: west.len(),
             bits,
             k: 0,
-            naive: east.len() < MIN_SLICED || west.is_empty(),
+            naive: east_len < MIN_SLICED || west.is_empty(),
             sorted: false,
             pieces: 1,
             moved: 0,
             spread: false,
             packed: false,
-        };
-        let key = if arranged.naive {
-            Key::default()
-        } else {
-            self.key_for(east, west, bits)
         };
         let k = key.bits.len();
         arranged.k = k;
@@ -486,9 +657,14 @@ impl Joiner {
                 spread: arranged.spread,
                 classes: arranged.packed.then_some(self.classes),
             };
+            // A shared east list is already sorted and filtered (`Joiner::filter_shared`):
+            // the sort of the west list alone leaves it, its bucket starts included.
             let into = SortBuffers {
                 east: &mut self.east,
-                east_start: &mut self.east_start,
+                east_start: match shared {
+                    false => &mut self.east_start,
+                    true => &mut self.spare_start,
+                },
                 west: &mut self.west,
                 packed: &mut self.packed,
                 west_start: &mut self.west_start,
@@ -496,18 +672,18 @@ impl Joiner {
                 keys: &mut self.keys,
                 wide_keys: &mut self.wide_keys,
             };
-            let order = order.as_ref();
-            // The byte tables of the key and of its move are made only where they sort:
-            // the `pext` sort reads tables of its own (`key::PextKeys`).
-            let key_table = &mut self.key_table;
-            isa::dispatch!(
-                self.isa.fast_pext() => sort_pext(east, west, &key, order, bits, &how, into);
-                else {
-                    let keys_by_byte = KeyTable::new(&key.bits, key_table);
-                    let by_byte = order.map(BitOrder::byte_tables);
-                    let apply = |m: u64| by_byte.as_ref().map_or(m, |o| o.apply(m));
-                    sort_lists(east, west, |m| keys_by_byte.key(m), apply, spread, &how, into)
-                }
+            let east = if shared { &[] } else { east };
+            let (isa, order) = (self.isa, order.as_ref());
+            Self::sort(
+                isa,
+                &mut self.key_table,
+                east,
+                west,
+                &key,
+                order,
+                bits,
+                &how,
+                into,
             );
             arranged.sorted = true;
         }
@@ -517,7 +693,7 @@ impl Joiner {
         // Where the pieces go: ranges of the sorted east list (see `layout`).
         self.ranges.clear();
         if buckets == 1 {
-            self.ranges.push((0, east.len()));
+            self.ranges.push((0, east_len));
         } else {
             let compatible = &mut self.compatible;
             compatible.clear();
@@ -528,7 +704,7 @@ impl Joiner {
         // Groups pay where the buckets are long; where they hold a few masks (odd boards'
         // frames, whose west lists are shorter than their east lists) the pieces go in twos
         // of the same range as before groups, which measured faster there (see GROUP).
-        arranged.sparse = is_sparse(east.len(), west.len(), k);
+        arranged.sparse = is_sparse(east_len, west.len(), k);
         if arranged.sparse {
             arranged.pieces = self
                 .ranges
@@ -543,7 +719,7 @@ impl Joiner {
         };
         let full = (1usize << k) - 1;
         let sorted: &[u64] = if arranged.sorted {
-            &self.east[..east.len()]
+            &self.east[..east_len]
         } else {
             east
         };
@@ -561,6 +737,34 @@ impl Joiner {
         group(&self.cuts, &mut self.groups);
         arranged.pieces = self.groups.len() as u64;
         arranged
+    }
+
+    /// Sorts `east` and `west` by `key` into `into` (see [`sort_pext`] and [`sort_lists`]).
+    #[allow(clippy::too_many_arguments)] // the sort's, and the joiner's table buffer
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))] // `bits`: pext's
+    #[inline(always)]
+    fn sort(
+        isa: Isa,
+        key_table: &mut Vec<(u32, [u32; 256])>,
+        east: &[u64],
+        west: &[(u64, u32)],
+        key: &Key,
+        order: Option<&BitOrder>,
+        bits: u32,
+        how: &Sorting,
+        into: SortBuffers,
+    ) {
+        // The byte tables of the key and of its move are made only where they sort:
+        // the `pext` sort reads tables of its own (`key::PextKeys`).
+        isa::dispatch!(
+            isa.fast_pext() => sort_pext(east, west, key, order, bits, how, into);
+            else {
+                let keys_by_byte = KeyTable::new(&key.bits, key_table);
+                let by_byte = order.map(BitOrder::byte_tables);
+                let apply = |m: u64| by_byte.as_ref().map_or(m, |o| o.apply(m));
+                sort_lists(east, west, |m| keys_by_byte.key(m), apply, spread, how, into)
+            }
+        );
     }
 
     /// Tells the joins that follow which weights their west lists hold (at most
@@ -1097,6 +1301,51 @@ enum Work<'x> {
     Keep(&'x [u64], &'x [(u64, u32)], u32),
     /// Run pieces of the kept join of these lists ([`Joiner::join_kept`]).
     Kept(&'x [u64], &'x [(u64, u32)]),
+    /// Sort a west list by the shared key and join it with the `usize` masks of the shared
+    /// list that avoid the block, which [`Joiner::filter_shared`] left sorted
+    /// ([`Joiner::join_shared_until`]).
+    Shared(usize, u64, &'x [(u64, u32)], u32),
+}
+
+/// The masks of `shared` that avoid `block` (both moved), in order, into `east`, with the
+/// start of each bucket in `start`; returns how many.
+fn filter_buckets(
+    shared: &Shared,
+    block: u64,
+    east: &mut Vec<u64>,
+    start: &mut Vec<usize>,
+) -> usize {
+    let buckets = shared.start.len() - 1;
+    if east.len() < shared.masks.len() {
+        east.resize(shared.masks.len(), 0);
+    }
+    start.clear();
+    start.reserve(buckets + 1);
+    let mut at = 0;
+    for b in 0..buckets {
+        start.push(at);
+        for &m in &shared.masks[shared.start[b]..shared.start[b + 1]] {
+            east[at] = m;
+            at += usize::from(m & block == 0);
+        }
+    }
+    start.push(at);
+    at
+}
+
+/// An east list sorted once by one key for the joins of several west lists, each with the
+/// part of it that avoids some diagonals ([`Joiner::share_east`]): the lists of a frame
+/// group's frames, which are their group's list less each frame's blocked diagonals.
+#[derive(Debug, Default)]
+struct Shared {
+    key: Key,
+    bits: u32,
+    /// The list sorted by `key` and moved, as [`Joiner::arrange`] sorts an east list.
+    masks: Vec<u64>,
+    start: Vec<usize>,
+    /// The block and count of the part [`Joiner::filter_shared`] left in the joiner's
+    /// sorted east list, until a join of other lists overwrites it.
+    filtered: Option<(u64, usize)>,
 }
 
 /// A join's lists after [`Joiner::arrange`].
@@ -1308,6 +1557,42 @@ mod tests {
                     })
                     .sum();
                 assert_eq!(parts, want, "seed {seed}: samples");
+            }
+        }
+
+        /// A list shared once ([`Joiner::share_east`]) and joined as its masks that avoid
+        /// each of several blocks of two diagonals, with west lists of its own each (a frame
+        /// group's frames): every count is the pair loop's of the filtered list, with keys
+        /// moved (46 and 60 diagonals) and not, and long enough to be shared.
+        fn a_shared_list_joins_as_each_of_its_filtered_lists(imp: Implementation) {
+            let mut joiner = Joiner::for_implementation(imp);
+            for &(seed, ne, nw, bits, density) in
+                &[(51, 6000, 400, 30, 30), (52, 8000, 2500, 46, 20), (53, 5000, 900, 60, 15)]
+            {
+                let group = masks(seed, ne, bits, density);
+                let first = weighted(masks(seed + 100, nw, bits, density), &[3]);
+                joiner.share_east(&group, &first, bits);
+                assert!(joiner.is_shared(bits) && !joiner.is_shared(bits + 1), "seed {seed}");
+                for (i, d) in [(0u32, 1u32), (2, 17), (bits - 1, bits - 2), (5, 5)].into_iter().enumerate() {
+                    let block = 1u64 << d.0 | 1u64 << d.1;
+                    let east: Vec<u64> = group.iter().copied().filter(|m| m & block == 0).collect();
+                    let west = match i {
+                        0 => first.clone(),
+                        _ => weighted(masks(seed + 200 + i as u64, nw / i, bits, density), &[1, 2]),
+                    };
+                    assert!(joiner.shares(bits, east.len(), west.len()), "seed {seed}, {d:?}");
+                    assert_eq!(joiner.filter_shared(block), east.len(), "seed {seed}, {d:?}");
+                    let got = joiner
+                        .join_shared_until(east.len(), block, &west, bits, Sample::ALL, &NEVER)
+                        .expect("never stopped");
+                    assert_eq!(got.pairs, join_naive(&east, &west), "seed {seed}, block {d:?}");
+                    // The same lists joined alone count the same pairs.
+                    // A join of other lists in between leaves the shared list as it was (its
+                    // filtered part is filtered again).
+                    assert_eq!(joiner.join(&east, &west, bits).pairs, got.pairs, "seed {seed}");
+                }
+                joiner.unshare();
+                assert!(!joiner.is_shared(bits), "seed {seed}: unshared");
             }
         }
 
