@@ -368,6 +368,19 @@
 //! part of the extra pairs: not tried. (`estimate` still times units one by one, so at
 //! odd n up to 25 a count runs below its estimate by about these ratios.)
 //!
+//! Tried since and not kept (2026-12-07 afternoon, same machine, `count 23 --shard
+//! 505/1000 -t 1` against the build above, both at once, one per core, cores swapped; the
+//! same solutions unit by unit; that build tests 1.0566e12 pairs there): (1) the group's
+//! key scored over every frame's join at once, each frame's west list made first and each
+//! frame's blocked diagonals scoring nothing for it: 2.4% fewer pairs but 1.032 and 1.035
+//! of the CPU, since every frame's east list was then counted (a pass over the group's
+//! list, past L2) before the key, where only the first frame's was; (2) the same with the
+//! key's length and its level-by-level choice set by the mean frame's lists instead of
+//! the group's: 7.4% more pairs, 1.069 and 1.069 of the CPU; (3) the level-by-level key
+//! (`join::key::greedy_key`) for every group list, however short: 2.3% fewer pairs,
+//! 1.025 and 0.981. So most of the group's extra pairs are the price of one key for
+//! frames whose lists differ, not of how that key is chosen.
+//!
 //! Why n = 27 is cheap, and the other odd n are not:
 //!
 //! - *The join.* Odd boards test about a third of the pairs an even board tests per
