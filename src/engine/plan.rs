@@ -137,8 +137,9 @@ impl UnitKind {
     /// (`merge --recheck`) may compare it. A quadrant unit's (pattern pairs tested) is not:
     /// it depends on the order of its pattern lists, which differs between a machine that
     /// built the quadrant table and one that searched the quadrants (from n = 18: 39 of 60
-    /// units of one shard of n = 18 differ, none in solutions). Backtracking and F180/F90
-    /// units count nodes the same way everywhere.
+    /// units of one shard of n = 18 differ, none in solutions), and at odd n up to 25 on
+    /// the frames counted with it (a bundle sorts its group's list by one key). Backtracking
+    /// and F180/F90 units count nodes the same way everywhere.
     pub(crate) fn work_is_portable(&self) -> bool {
         !matches!(self, UnitKind::Quadrant { .. })
     }

@@ -11,7 +11,8 @@
 //! batches only between bundles (`batches`): the units of one group and one prefix then run
 //! in one batch, which searches each set's longer half once for all of them
 //! (`quadrant::Context::run_bundle`; `count 19 -t 1` about 0.82 of the CPU). A unit's
-//! result does not depend on its batch.
+//! solutions do not depend on its batch (its pairs tested do: a bundle sorts by one key for
+//! its frames, and a bundle cut short by a resume counts its frames' lists apart).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -234,8 +235,9 @@ where
 /// The batches of `units`: ranges of `batch` units, or, where the quadrant engine counts
 /// the units of one frame group and one prefix together (odd n up to 25, see
 /// `quadrant::bundles`), of whole bundles: the units ordered by (group, prefix, frame) and
-/// each batch closed at the first bundle boundary from `batch` units on. A unit's result
-/// does not depend on its batch, so the order changes only which work is shared.
+/// each batch closed at the first bundle boundary from `batch` units on. A unit's
+/// solutions do not depend on its batch, so the order changes only which work is shared
+/// (and the pairs tested, a method's figure: see `UnitKind::work_is_portable`).
 fn batches(plan: &UnitPlan, units: &[Unit], batch: usize) -> (Vec<Unit>, Vec<Range<usize>>) {
     let mut units = units.to_vec();
     let Some(bundles) = Bundles::of(plan) else {

@@ -22,7 +22,8 @@
 //! where the quadrant engine counts the units of one frame group and one prefix together
 //! (odd n up to 25), that bundle's units ([`super::schedule::runs`]: up to h - 1 of them),
 //! which the slot counts as one batch: each set's full-side list is then searched once for
-//! the group's frames (see `quadrant::Context::run_bundle`), the same results unit by unit.
+//! the group's frames (see `quadrant::Context::run_bundle`), the same solutions unit by
+//! unit (the pairs tested follow the bundle's key).
 //! Measured against one unit a message (AMD EPYC Zen 3, one computing rank of one thread,
 //! the two builds one after the other): `count 19 --mpi` a median 0.755 of the worker's CPU
 //! (5 rounds, 0.55-0.84), `count 21 --mpi` 0.858 (one round).

@@ -384,6 +384,7 @@ impl Joiner {
     /// meet), for the joins [`Joiner::join_shared_until`] makes of parts of it. Replaces
     /// what an earlier call shared; with a key of no bit nothing is shared.
     pub fn share_east(&mut self, east: &[u64], west: &[(u64, u32)], bits: u32) {
+        self.kept = None; // the sort below overwrites the kept lists' buffers
         let mut shared = self.shared.take().unwrap_or_default();
         shared.key = if east.len() < MIN_SLICED || west.is_empty() {
             Key::default()
@@ -454,6 +455,7 @@ impl Joiner {
                     .fold(0, |acc, d| acc | 1u64 << order.place[d as usize])
             }
         };
+        self.kept = None; // the filter overwrites the kept east list
         let count = filter_buckets(shared, moved, &mut self.east, &mut self.east_start);
         shared.filtered = Some((block, count));
         count
@@ -1562,8 +1564,9 @@ mod tests {
 
         /// A list shared once ([`Joiner::share_east`]) and joined as its masks that avoid
         /// each of several blocks of two diagonals, with west lists of its own each (a frame
-        /// group's frames): every count is the pair loop's of the filtered list, with keys
-        /// moved (46 and 60 diagonals) and not, and long enough to be shared.
+        /// group's frames): every count is the pair loop's of the filtered list, with the
+        /// keys the lists take (too short to move) and a forced key of 14 bits (moved at 46
+        /// and 60 diagonals).
         fn a_shared_list_joins_as_each_of_its_filtered_lists(imp: Implementation) {
             let mut joiner = Joiner::for_implementation(imp);
             for &(seed, ne, nw, bits, density) in
@@ -1571,8 +1574,16 @@ mod tests {
             {
                 let group = masks(seed, ne, bits, density);
                 let first = weighted(masks(seed + 100, nw, bits, density), &[3]);
+                // These lists take keys of under 12 bits, which never move (`key::moves`):
+                // the second round forces a key of 14, which moves at 46 and 60 diagonals.
+                for forced in [None, Some((3..17).collect::<Vec<u32>>())] {
+                joiner.forced_key = forced.clone();
                 joiner.share_east(&group, &first, bits);
                 assert!(joiner.is_shared(bits) && !joiner.is_shared(bits + 1), "seed {seed}");
+                let moved = joiner.shared.as_ref().map_or(0, |s| s.key.moved);
+                if forced.is_some() && bits >= 46 {
+                    assert!(moved > 0, "seed {seed}: the forced key moves");
+                }
                 for (i, d) in [(0u32, 1u32), (2, 17), (bits - 1, bits - 2), (5, 5)].into_iter().enumerate() {
                     let block = 1u64 << d.0 | 1u64 << d.1;
                     let east: Vec<u64> = group.iter().copied().filter(|m| m & block == 0).collect();
@@ -1593,6 +1604,8 @@ mod tests {
                 }
                 joiner.unshare();
                 assert!(!joiner.is_shared(bits), "seed {seed}: unshared");
+                }
+                joiner.forced_key = None;
             }
         }
 
