@@ -191,8 +191,28 @@ fn a_shard_again_with_other_pairs_tested_is_a_duplicate_not_a_conflict() {
     let bad = forged(&d, "15", "1/2", "forged.json", 1);
     refs.push(&bad);
     let o = status(&refs, false).output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(line(&stdout(&o), "CONFLICT").contains("forged.json"));
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let conflict = line(&out, "CONFLICT");
+    assert!(
+        conflict.contains("forged.json") && conflict.contains("solutions there"),
+        "{conflict}"
+    );
+    // Every unit's work one higher and the same solutions: the F180/F90 units (backtracking,
+    // whose nodes are the same in every run) make it a conflict, and the line says nodes.
+    refs.pop();
+    let nodes = common::forged_shard(&d, "15", "1/2", "nodes.json", |_, s, n| (s, n + 1));
+    refs.push(&nodes);
+    let o = status(&refs, false).output().unwrap();
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let conflict = line(&out, "CONFLICT");
+    assert!(
+        conflict.contains("nodes.json")
+            && conflict.contains("nodes there")
+            && conflict.contains("(the same"),
+        "{conflict}"
+    );
     fs::remove_dir_all(d).unwrap();
 }
 

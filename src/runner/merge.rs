@@ -445,9 +445,15 @@ pub fn status(
                 None => format!(
                     "shard {k}/{m} again, with the same solutions as {kept_name} (other pairs tested: the method's figure, not a result)"
                 ),
-                Some((a, b)) => format!(
+                Some((a, b)) if a.solutions != b.solutions => format!(
                     "shard {k}/{m} again, with other results than {kept_name}: unit {} has {} solutions there, {} here",
                     a.id, a.solutions, b.solutions
+                ),
+                // A backtracking unit's nodes are the same in every run: other nodes with the
+                // same solutions are still a conflict, and the line says which figure.
+                Some((a, b)) => format!(
+                    "shard {k}/{m} again, with other results than {kept_name}: unit {} has {} nodes there, {} here (the same {} solutions)",
+                    a.id, a.nodes, b.nodes, a.solutions
                 ),
             };
             duplicated.push(Duplicate {
