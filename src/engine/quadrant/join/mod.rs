@@ -1577,33 +1577,33 @@ mod tests {
                 // These lists take keys of under 12 bits, which never move (`key::moves`):
                 // the second round forces a key of 14, which moves at 46 and 60 diagonals.
                 for forced in [None, Some((3..17).collect::<Vec<u32>>())] {
-                joiner.forced_key = forced.clone();
-                joiner.share_east(&group, &first, bits);
-                assert!(joiner.is_shared(bits) && !joiner.is_shared(bits + 1), "seed {seed}");
-                let moved = joiner.shared.as_ref().map_or(0, |s| s.key.moved);
-                if forced.is_some() && bits >= 46 {
-                    assert!(moved > 0, "seed {seed}: the forced key moves");
-                }
-                for (i, d) in [(0u32, 1u32), (2, 17), (bits - 1, bits - 2), (5, 5)].into_iter().enumerate() {
-                    let block = 1u64 << d.0 | 1u64 << d.1;
-                    let east: Vec<u64> = group.iter().copied().filter(|m| m & block == 0).collect();
-                    let west = match i {
-                        0 => first.clone(),
-                        _ => weighted(masks(seed + 200 + i as u64, nw / i, bits, density), &[1, 2]),
-                    };
-                    assert!(joiner.shares(bits, east.len(), west.len()), "seed {seed}, {d:?}");
-                    assert_eq!(joiner.filter_shared(block), east.len(), "seed {seed}, {d:?}");
-                    let got = joiner
-                        .join_shared_until(east.len(), block, &west, bits, Sample::ALL, &NEVER)
-                        .expect("never stopped");
-                    assert_eq!(got.pairs, join_naive(&east, &west), "seed {seed}, block {d:?}");
-                    // The same lists joined alone count the same pairs.
-                    // A join of other lists in between leaves the shared list as it was (its
-                    // filtered part is filtered again).
-                    assert_eq!(joiner.join(&east, &west, bits).pairs, got.pairs, "seed {seed}");
-                }
-                joiner.unshare();
-                assert!(!joiner.is_shared(bits), "seed {seed}: unshared");
+                    joiner.forced_key = forced.clone();
+                    joiner.share_east(&group, &first, bits);
+                    assert!(joiner.is_shared(bits) && !joiner.is_shared(bits + 1), "seed {seed}");
+                    let moved = joiner.shared.as_ref().map_or(0, |s| s.key.moved);
+                    if forced.is_some() && bits >= 46 {
+                        assert!(moved > 0, "seed {seed}: the forced key moves");
+                    }
+                    for (i, d) in [(0u32, 1u32), (2, 17), (bits - 1, bits - 2), (5, 5)].into_iter().enumerate() {
+                        let block = 1u64 << d.0 | 1u64 << d.1;
+                        let east: Vec<u64> = group.iter().copied().filter(|m| m & block == 0).collect();
+                        let west = match i {
+                            0 => first.clone(),
+                            _ => weighted(masks(seed + 200 + i as u64, nw / i, bits, density), &[1, 2]),
+                        };
+                        assert!(joiner.shares(bits, east.len(), west.len()), "seed {seed}, {d:?}");
+                        assert_eq!(joiner.filter_shared(block), east.len(), "seed {seed}, {d:?}");
+                        let got = joiner
+                            .join_shared_until(east.len(), block, &west, bits, Sample::ALL, &NEVER)
+                            .expect("never stopped");
+                        assert_eq!(got.pairs, join_naive(&east, &west), "seed {seed}, block {d:?}");
+                        // The same lists joined alone count the same pairs.
+                        // A join of other lists in between leaves the shared list as it was (its
+                        // filtered part is filtered again).
+                        assert_eq!(joiner.join(&east, &west, bits).pairs, got.pairs, "seed {seed}");
+                    }
+                    joiner.unshare();
+                    assert!(!joiner.is_shared(bits), "seed {seed}: unshared");
                 }
                 joiner.forced_key = None;
             }
