@@ -188,12 +188,16 @@ fn a_shard_again_with_other_pairs_tested_is_a_duplicate_not_a_conflict() {
         dup.contains("other.json") && dup.contains("same solutions as") && dup.contains("pairs"),
         "{dup}"
     );
+    // `merge --status` of `refs`: exit code 1, and its CONFLICT line.
+    let conflict_of = |refs: &[&Path]| {
+        let o = status(refs, false).output().unwrap();
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        line(&out, "CONFLICT").to_string()
+    };
     let bad = forged(&d, "15", "1/2", "forged.json", 1);
     refs.push(&bad);
-    let o = status(&refs, false).output().unwrap();
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    let conflict = line(&out, "CONFLICT");
+    let conflict = conflict_of(&refs);
     assert!(
         conflict.contains("forged.json") && conflict.contains("solutions there"),
         "{conflict}"
@@ -203,10 +207,7 @@ fn a_shard_again_with_other_pairs_tested_is_a_duplicate_not_a_conflict() {
     refs.pop();
     let nodes = common::forged_shard(&d, "15", "1/2", "nodes.json", |_, s, n| (s, n + 1));
     refs.push(&nodes);
-    let o = status(&refs, false).output().unwrap();
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    let conflict = line(&out, "CONFLICT");
+    let conflict = conflict_of(&refs);
     assert!(
         conflict.contains("nodes.json")
             && conflict.contains("nodes there")
