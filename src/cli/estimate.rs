@@ -82,6 +82,32 @@
 //! (-28%/+33%, -28%/+32%, -27%/+32%, -28%/+32%, -26%/+30%: five of five). The estimates
 //! (63.6-78.7 CPU-years before, 63.5-74.5 now) agree within their intervals.
 //!
+//! Where a count runs a frame group's units of one prefix together (odd n up to 25: the
+//! group's list is searched and sorted once for its frames, `quadrant::bundles`), a drawn
+//! unit is timed *in its bundle* and charged the bundle's time times its share, x_u / X_B
+//! (its weight over the bundle's): a unit drawn with probability x_u / X then has the
+//! ratio T_B / X_B, and the projection sums each bundle's time once, still without bias
+//! (`quadrant::sample::time_in_bundle`; the test `every_units_share_of_its_bundle_sums_to_the_total`
+//! checks the shares on every unit of n = 15 and 17). Before (2026-12-07), units were timed
+//! alone and the estimate of those n overstated a count by the bundles' saving. Measured
+//! on an AMD EPYC Zen 3 (2 cores, `-t 2`, seeds 1 and 2, the build before and this one
+//! one after the other, 2026-12-07 evening), against whole counts and shards (of a first
+//! form of this build, whose count ran 1-2% slower, paired; this one's runs within 1% of
+//! the build before):
+//!
+//! | n | before | now | the count |
+//! |---|---|---|---|
+//! | 19 | 33.4-34.2 s | 24.9-25.6 s | `count 19 -t 2`: 24.6-25.1 s of CPU (3 runs) |
+//! | 21 | 868-894 s | 679-682 s | `count 21 -t 2`: 668.8 s |
+//! | 23 | 1.29-1.34 ns a solution | 1.13-1.16 ns | `count 23 --shard K/100 -t 2`, K = 19 and 13, × 100: 1.09 ns |
+//! | 25 | 0.88 ns | 0.78-0.85 ns | |
+//!
+//! A bundle costs more to time than a unit, so fewer are timed in the default 4 s (n =
+//! 25: 48 units, one draw, against 134-140; its interval -24% / +28% and -27% / +31%,
+//! against -19% / +21% and -20% / +22%).
+//! In a bundle's breakdown a frame's sort of its own west list counts as pair tests (see
+//! `quadrant::set::BundleSet`).
+//!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample
 //! then searches the quadrants. At n = 24 a count does the same (it counts faster without

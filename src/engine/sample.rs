@@ -123,13 +123,53 @@ pub struct Sampler<'a> {
     /// `map_init` made and warmed buffers per split of the work, several times a thread,
     /// and `estimate 28 -t 2` spent 43% of its CPU in the kernel on a KVM machine).
     scratches: quadrant::ScratchPool,
+    /// Where a count runs a frame group's units of one prefix together (odd n up to 25,
+    /// `quadrant::bundles`), each bundle's frames (ascending) and estimated cost by
+    /// (group, prefix), and each frame's group; None elsewhere.
+    bundles: Option<Bundles>,
+    /// The units' cost estimates, by id.
+    costs: &'a [u64],
+}
+
+/// The bundles of a plan's quadrant units ([`Sampler`]).
+#[derive(Debug)]
+struct Bundles {
+    /// The first frame of each frame's group.
+    group_of: Vec<u16>,
+    /// By (group, prefix): the bundle's frames, ascending, and their costs summed.
+    of: std::collections::HashMap<(u16, u32), (Vec<u16>, f64)>,
+}
+
+impl Bundles {
+    /// The bundles of `plan` (by `quadrant::bundles`), with the units' `costs`.
+    fn of(plan: &UnitPlan, costs: &[u64]) -> Option<Bundles> {
+        let group_of = quadrant::bundles(plan.n(), plan.len())?;
+        let mut of: std::collections::HashMap<(u16, u32), (Vec<u16>, f64)> =
+            std::collections::HashMap::new();
+        for u in plan.units() {
+            if let UnitKind::Quadrant { frame, prefix } = u.kind {
+                let b = of.entry((group_of[frame as usize], prefix)).or_default();
+                b.0.push(frame);
+                b.1 += costs[u.id as usize] as f64;
+            }
+        }
+        for (frames, _) in of.values_mut() {
+            frames.sort_unstable();
+        }
+        Some(Bundles { group_of, of })
+    }
 }
 
 impl<'a> Sampler<'a> {
     /// A sampler of `plan`'s units on `prepared` (whose context is built on first use:
     /// prepare it first to time that apart), joins timed within `budget` seconds each;
     /// `costs` are the units' estimates, which pick the unit that warms buffers up.
-    pub fn new(prepared: &'a Prepared, budget: f64, plan: &UnitPlan, costs: &[u64]) -> Sampler<'a> {
+    pub fn new(
+        prepared: &'a Prepared,
+        budget: f64,
+        plan: &UnitPlan,
+        costs: &'a [u64],
+    ) -> Sampler<'a> {
         let smallest = plan
             .units()
             .iter()
@@ -144,6 +184,8 @@ impl<'a> Sampler<'a> {
             budget,
             smallest,
             scratches: quadrant::ScratchPool::default(),
+            bundles: Bundles::of(plan, costs),
+            costs,
         }
     }
 
@@ -173,8 +215,84 @@ impl<'a> Sampler<'a> {
         };
         let ctx = self.prepared.context(&NEVER).expect("never stopped");
         let mut scratch = self.take_scratch();
-        let timed = quadrant::sample::time_unit(ctx, frame, prefix, self.budget, rng, &mut scratch);
+        let in_bundle = self.bundle_of(frame, prefix).and_then(|(frames, total)| {
+            // The unit's share of its bundle's time: its cost over the bundle's, the
+            // draw's weights below n = 26 (`draw_weights`), where bundles are.
+            let share = self.costs[unit.id as usize] as f64 / total;
+            quadrant::sample::time_in_bundle(ctx, frames, frame, prefix, share, rng, &mut scratch)
+        });
+        let timed = in_bundle.unwrap_or_else(|| {
+            quadrant::sample::time_unit(ctx, frame, prefix, self.budget, rng, &mut scratch)
+        });
         self.scratches.put(scratch);
         timed
+    }
+
+    /// The frames of the bundle of unit (`frame`, `prefix`) and their costs summed, where
+    /// a count runs it with other units.
+    fn bundle_of(&self, frame: u16, prefix: u32) -> Option<(&[u16], f64)> {
+        let b = self.bundles.as_ref()?;
+        let (frames, total) = b.of.get(&(b.group_of[frame as usize], prefix))?;
+        (frames.len() > 1 && *total > 0.0).then_some((frames.as_slice(), *total))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{known, Config};
+
+    #[test]
+    fn every_units_share_of_its_bundle_sums_to_the_total() {
+        // n = 15 and 17, where counts run a frame group's units of one prefix together:
+        // timing every unit of the plan (each one charged its share of its bundle's time
+        // and work) adds up each bundle's solutions once, so the known total. A unit timed
+        // alone where it shares its bundle's list would count its own solutions, not its
+        // share, and so would a share that did not sum to one over its bundle.
+        for n in [15u32, 17] {
+            let config = Config::default();
+            let prepared = Prepared::with_config(n, &config);
+            let plan = UnitPlan::with_engine(n, Engine::Quadrant);
+            let costs = crate::engine::cost::estimates(&plan);
+            prepared.prepare(plan.units(), &NEVER);
+            let sampler = Sampler::new(&prepared, 1.0, &plan, &costs);
+            let bundled = plan
+                .units()
+                .iter()
+                .filter(|u| match u.kind {
+                    UnitKind::Quadrant { frame, prefix } => sampler
+                        .bundle_of(frame, prefix)
+                        .is_some_and(|(frames, _)| frames.len() >= 3),
+                    _ => false,
+                })
+                .count();
+            assert!(
+                bundled > plan.len() / 4,
+                "n = {n}: {bundled} units in bundles"
+            );
+            // The quadrant units add up the total (the F180 and F90 units, backtracked,
+            // count the symmetric solutions apart).
+            // A bundled unit is charged a share of its bundle's solutions, which are not
+            // its own.
+            let mut rng = Rng::new(5);
+            let (mut solutions, mut shared) = (0.0, 0);
+            for u in plan.units() {
+                if matches!(u.kind, UnitKind::Quadrant { .. }) {
+                    let charged = sampler.time_unit(u, &mut rng).1.solutions;
+                    let own = prepared.run_unit(u, &NEVER).unwrap().solutions;
+                    shared += usize::from((charged - own as f64).abs() > 0.5);
+                    solutions += charged;
+                }
+            }
+            assert!(
+                shared > bundled / 2,
+                "n = {n}: {shared} of {bundled} shared"
+            );
+            assert_eq!(
+                solutions.round() as u128,
+                known::lookup(n).unwrap().total,
+                "n = {n}"
+            );
+        }
     }
 }

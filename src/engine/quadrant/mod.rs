@@ -365,8 +365,9 @@
 //! the cost, so each frame's list is now only counted before the group's sort and
 //! filtered once, into the join's buffer, after it. A key chosen for a frame's list
 //! rather than the group's (whose masks take diagonals each frame blocks) might win back
-//! part of the extra pairs: not tried. (`estimate` still times units one by one, so at
-//! odd n up to 25 a count runs below its estimate by about these ratios.)
+//! part of the extra pairs: not tried. (`estimate` timed units one by one, so at odd n up
+//! to 25 a count ran below its estimate by about these ratios; since the evening of
+//! 2026-12-07 it times a drawn unit in its bundle, see `cli::estimate`'s doc.)
 //!
 //! Tried since and not kept (2026-12-07 afternoon, same machine, `count 23 --shard
 //! 505/1000 -t 1` against the build above, both at once, one per core, cores swapped; the

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use super::half::{Half, HalfScratch, HalfStats, MaskList, Part};
 use super::join::{self, Joiner};
@@ -86,7 +87,7 @@ impl Frame {
                 if scratch.east.is_empty() {
                     break; // nothing to join with this east part
                 }
-                self.join_into(&mut res, scratch, stop)?;
+                self.join_into(&mut res, scratch, stop, None)?;
             }
         }
         Some(res)
@@ -101,15 +102,21 @@ impl Frame {
         full: Option<Full>,
         scratch: &mut Scratch,
         stop: &AtomicBool,
+        mut clock: Option<&mut BundleSet>,
     ) -> Option<SetResult> {
         let whole = Part::WHOLE;
         let mut res = self.prepare_with(e, table, scratch, whole, whole, true, full);
+        if let Some(c) = clock.as_deref_mut() {
+            let (east, west) = scratch.list_lens();
+            c.east += (east + scratch.east_unmade) as u64;
+            c.west += west as u64;
+        }
         match full {
             Some(list) if scratch.east_unmade > 0 => {
-                self.join_shared_into(&mut res, list, scratch, stop)?
+                self.join_shared_into(&mut res, list, scratch, stop, clock)?
             }
             _ if scratch.east.is_empty() => {}
-            _ => self.join_into(&mut res, scratch, stop)?,
+            _ => self.join_into(&mut res, scratch, stop, clock)?,
         }
         Some(res)
     }
@@ -124,6 +131,7 @@ impl Frame {
         list: Full,
         scratch: &mut Scratch,
         stop: &AtomicBool,
+        mut clock: Option<&mut BundleSet>,
     ) -> Option<()> {
         if stop.load(Ordering::Relaxed) {
             return None;
@@ -134,17 +142,26 @@ impl Frame {
         if !joiner.is_shared(bits) && !scratch.west.is_empty() {
             // The group's first join: its list sorted by a key chosen for it and this
             // frame's west list, then this frame's part of it.
+            let start = clock.is_some().then(Instant::now);
             joiner.share_east(list.masks, &scratch.west, bits);
             if joiner.is_shared(bits) {
                 joiner.filter_shared(list.block);
+            }
+            if let (Some(start), Some(c)) = (start, clock.as_deref_mut()) {
+                lap(start, &mut c.sort);
             }
         }
         if !joiner.shares(bits, east_len, scratch.west.len()) {
             // A join too short to sort, or a group list with no key: made and joined alone.
             list.filter_into(&mut scratch.east);
-            return self.join_into(res, scratch, stop);
+            return self.join_into(res, scratch, stop, clock);
         }
         joiner.expect_weights(&scratch.weights);
+        // Timed (`nqueens estimate`'s bundles) as a whole: the sort of the west list and
+        // the layout with the pair tests, since the join that takes a shared list is not
+        // cut in two as `Joiner::keep` cuts the others (that cut, in the join's own code,
+        // cost counts 1.5% at n = 23 by where it moved the loops).
+        let start = clock.is_some().then(Instant::now);
         let joined = joiner.join_shared_until(
             east_len,
             list.block,
@@ -153,6 +170,9 @@ impl Frame {
             join::Sample::ALL,
             stop,
         )?;
+        if let (Some(start), Some(c)) = (start, clock) {
+            lap(start, &mut c.join);
+        }
         res.solutions += joined.pairs;
         res.tested += joined.tested;
         Some(())
@@ -165,12 +185,25 @@ impl Frame {
         res: &mut SetResult,
         scratch: &mut Scratch,
         stop: &AtomicBool,
+        clock: Option<&mut BundleSet>,
     ) -> Option<()> {
         if stop.load(Ordering::Relaxed) {
             return None;
         }
         let (joiner, sliced, streamed) = scratch.oriented();
-        let joined = joiner.join_until(sliced, streamed, self.bits(), join::Sample::ALL, stop)?;
+        let joined = match clock {
+            // Timed by phase (`nqueens estimate`'s bundles): kept, then its pieces.
+            Some(c) => {
+                let start = Instant::now();
+                joiner.keep(sliced, streamed, self.bits());
+                lap(start, &mut c.sort);
+                let start = Instant::now();
+                let joined = joiner.join_kept(sliced, streamed, join::Sample::ALL);
+                lap(start, &mut c.join);
+                joined
+            }
+            None => joiner.join_until(sliced, streamed, self.bits(), join::Sample::ALL, stop)?,
+        };
         res.solutions += joined.pairs;
         res.tested += joined.tested;
         Some(())
@@ -499,35 +532,137 @@ pub(crate) fn run_bundle(
     let Some(&(first, _)) = frames.first() else {
         return Some(res);
     };
+    let set = Bundle {
+        frames,
+        group,
+        table,
+        list_budget,
+    };
     let mut full = std::mem::take(&mut scratch.full);
     let done = (|| {
         for e in first.sets_with_prefix(p, prefix) {
-            let parts: Vec<(u32, u32)> = frames
-                .iter()
-                .map(|(f, proxy)| f.parts_with(proxy, e, list_budget))
-                .collect();
-            if frames.len() < SHARED_FROM || parts.iter().any(|&p| p != (1, 1)) {
-                for ((r, (f, _)), &parts) in res.iter_mut().zip(frames).zip(&parts) {
-                    r.merge(&f.count_set_in_parts(e, table, parts, scratch, stop)?);
-                }
-                continue;
-            }
-            full.clear();
-            res[0].add_half(group.full_side(e, table, scratch, &mut full));
-            scratch.joiner.unshare();
-            for (r, (f, _)) in res.iter_mut().zip(frames) {
-                let list = Full {
-                    masks: full.as_slice(),
-                    block: f.full_block(),
-                };
-                r.merge(&f.count_whole(e, table, Some(list), scratch, stop)?);
-            }
-            scratch.joiner.unshare();
+            set.count(e, &mut full, &mut res, scratch, stop, None)?;
         }
         Some(())
     })();
     scratch.full = full;
     done.map(|()| res)
+}
+
+/// The frames of a bundle ([`run_bundle`]) and what counting a set of theirs needs.
+struct Bundle<'a> {
+    frames: &'a [(&'a Frame, &'a units::Proxy)],
+    /// The group's frame (the middle-column queen alone).
+    group: &'a Frame,
+    table: Option<&'a QuadrantTable>,
+    list_budget: u64,
+}
+
+impl Bundle<'_> {
+    /// Adds set `e` of each frame to that frame's result in `res` (by position), the
+    /// group's list made into `full`; None if `stop` was raised first.
+    fn count(
+        &self,
+        e: u32,
+        full: &mut MaskList,
+        res: &mut [SetResult],
+        scratch: &mut Scratch,
+        stop: &AtomicBool,
+        mut clock: Option<&mut BundleSet>,
+    ) -> Option<()> {
+        let (frames, table) = (self.frames, self.table);
+        let parts = self.parts(e);
+        if !self.shares(&parts) {
+            for ((r, (f, _)), &parts) in res.iter_mut().zip(frames).zip(&parts) {
+                r.merge(&f.count_set_in_parts(e, table, parts, scratch, stop)?);
+            }
+            return Some(());
+        }
+        full.clear();
+        res[0].add_half(self.group.full_side(e, table, scratch, full));
+        scratch.joiner.unshare();
+        for (r, (f, _)) in res.iter_mut().zip(frames) {
+            let list = Full {
+                masks: full.as_slice(),
+                block: f.full_block(),
+            };
+            let c = clock.as_deref_mut();
+            r.merge(&f.count_whole(e, table, Some(list), scratch, stop, c)?);
+        }
+        scratch.joiner.unshare();
+        Some(())
+    }
+
+    /// The parts each frame cuts set `e` into ([`Frame::parts_with`]).
+    fn parts(&self, e: u32) -> Vec<(u32, u32)> {
+        self.frames
+            .iter()
+            .map(|(f, proxy)| f.parts_with(proxy, e, self.list_budget))
+            .collect()
+    }
+
+    /// Whether the frames share the group's list for a set cut into `parts` by each frame:
+    /// from [`SHARED_FROM`] frames, each counting the set whole.
+    fn shares(&self, parts: &[(u32, u32)]) -> bool {
+        self.frames.len() >= SHARED_FROM && parts.iter().all(|&p| p == (1, 1))
+    }
+}
+
+/// What a bundle's frames did on one set, timed by phase ([`time_bundle_set`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BundleSet {
+    /// Seconds of the half searches (the group's, and each frame's filter of its list and
+    /// search of its other side), the joins' fixed part (the group's sort and key; a
+    /// frame's own sort of its west list and its layout count as pair tests, see
+    /// [`Frame::join_shared_into`]) and their pair tests.
+    pub halves: f64,
+    pub sort: f64,
+    pub join: f64,
+    /// Everything the frames counted, summed.
+    pub counted: SetResult,
+    /// The frames' east and west patterns, summed.
+    pub east: u64,
+    pub west: u64,
+}
+
+/// Counts set `e` of the units (frame, prefix) of a bundle as [`run_bundle`] does and says
+/// where the time went (`nqueens estimate`, which draws one set of a unit and must time
+/// what a count does: the group's list searched and sorted once for its frames). None
+/// where the frames would not share the list (fewer than [`SHARED_FROM`], or a set cut
+/// into parts): each unit is then counted as alone, and timed so.
+pub(crate) fn time_bundle_set(
+    frames: &[(&Frame, &units::Proxy)],
+    group: &Frame,
+    e: u32,
+    table: Option<&QuadrantTable>,
+    list_budget: u64,
+    scratch: &mut Scratch,
+) -> Option<BundleSet> {
+    let set = Bundle {
+        frames,
+        group,
+        table,
+        list_budget,
+    };
+    if !set.shares(&set.parts(e)) {
+        return None;
+    }
+    let mut full = std::mem::take(&mut scratch.full);
+    let mut res = vec![SetResult::default(); frames.len()];
+    let mut timed = BundleSet::default();
+    let start = Instant::now();
+    set.count(e, &mut full, &mut res, scratch, &NEVER, Some(&mut timed))
+        .expect("never stopped");
+    let secs = start.elapsed().as_secs_f64();
+    scratch.full = full;
+    res.iter().for_each(|r| timed.counted.merge(r));
+    timed.halves = (secs - timed.sort - timed.join).max(0.0);
+    Some(timed)
+}
+
+/// Adds the seconds since `start` to `phase`.
+fn lap(start: Instant, phase: &mut f64) {
+    *phase += start.elapsed().as_secs_f64();
 }
 
 /// Reusable buffers of one worker, with the instruction set its loops run with
@@ -1343,6 +1478,61 @@ mod tests {
             }
             assert!(n < 17 || shared > 0, "n = {n}: no join was shared");
         }
+    }
+
+    #[test]
+    fn a_timed_bundle_set_counts_what_its_units_count() {
+        // `nqueens estimate`'s way of timing a bundle (one set of it, its joins clocked by
+        // phase): on every set of a few prefixes of n = 17's groups of three frames or
+        // more, the solutions and lists of the frames' sets counted alone, and time in
+        // the joins' two phases.
+        let n = 17;
+        let ctx = crate::engine::quadrant::Context::build(n);
+        let mut scratch = Scratch::default();
+        let mut bundles: std::collections::BTreeMap<u16, Vec<u16>> = Default::default();
+        for (i, &g) in ctx.group_of.iter().enumerate() {
+            bundles.entry(g).or_default().push(i as u16);
+        }
+        let (mut timed, mut sorted) = (0, 0);
+        for frames in bundles.values() {
+            let with: Vec<(&Frame, &units::Proxy)> = frames
+                .iter()
+                .map(|&i| (&ctx.frames[i as usize], &ctx.proxies[i as usize]))
+                .collect();
+            let (lead, p) = (with[0].0, ctx.prefix_rows[frames[0] as usize]);
+            let group = lead.group_frame();
+            for prefix in lead.unit_prefixes(n).step_by(11) {
+                for e in lead.sets_with_prefix(p, prefix) {
+                    let got = time_bundle_set(
+                        &with,
+                        &group,
+                        e,
+                        ctx.table.as_ref(),
+                        LIST_BUDGET,
+                        &mut scratch,
+                    );
+                    let Some(got) = got else {
+                        assert!(frames.len() < SHARED_FROM, "frames {frames:?}");
+                        continue;
+                    };
+                    let (mut want, mut lists) = (0, (0, 0));
+                    for (f, _) in &with {
+                        want += f.count_set(e, ctx.table.as_ref(), &mut scratch).solutions;
+                        let (east, west) = scratch.list_lens();
+                        lists = (lists.0 + east as u64, lists.1 + west as u64);
+                    }
+                    assert_eq!(got.counted.solutions, want, "frames {frames:?}, set {e:b}");
+                    assert_eq!((got.east, got.west), lists, "frames {frames:?}, set {e:b}");
+                    assert!(got.halves >= 0.0 && got.join > 0.0, "{got:?}");
+                    timed += 1;
+                    sorted += usize::from(got.sort > 0.0);
+                }
+            }
+        }
+        assert!(
+            timed > 50 && sorted > 0,
+            "{timed} sets timed, {sorted} sorted"
+        );
     }
 
     #[test]
