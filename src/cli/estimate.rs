@@ -106,7 +106,8 @@
 //! 25: 48 units, one draw, against 134-140; its interval -24% / +28% and -27% / +31%,
 //! against -19% / +21% and -20% / +22%).
 //! In a bundle's breakdown a frame's sort of its own west list counts as pair tests (see
-//! `quadrant::set::BundleSet`).
+//! `quadrant::set::BundleSet`). (These figures were measured before short units and
+//! bundles were chosen by the time model, `quadrant::sample::is_short`, the same evening.)
 //!
 //! The engine and table are chosen as `count` would choose them, except that a table that
 //! takes more than [`TABLE_BUILD_LIMIT`] to build (h = 12, 5 GB) is not built: the sample

@@ -127,8 +127,11 @@ pub struct Sampler<'a> {
     /// `quadrant::bundles`), each bundle's frames (ascending) and estimated cost by
     /// (group, prefix), and each frame's group; None elsewhere.
     bundles: Option<Bundles>,
-    /// The units' cost estimates, by id.
+    /// The units' cost estimates, by id, and their sum.
     costs: &'a [u64],
+    total_cost: f64,
+    /// CPU seconds of the whole count by the time model (`quadrant::model::cpu_seconds`).
+    plan_seconds: f64,
 }
 
 /// The bundles of a plan's quadrant units ([`Sampler`]).
@@ -186,6 +189,8 @@ impl<'a> Sampler<'a> {
             scratches: quadrant::ScratchPool::default(),
             bundles: Bundles::of(plan, costs),
             costs,
+            total_cost: costs.iter().map(|&c| c as f64).sum(),
+            plan_seconds: quadrant::model::cpu_seconds(plan.n()),
         }
     }
 
@@ -215,25 +220,45 @@ impl<'a> Sampler<'a> {
         };
         let ctx = self.prepared.context(&NEVER).expect("never stopped");
         let mut scratch = self.take_scratch();
+        let cost = self.costs[unit.id as usize] as f64;
         let in_bundle = self.bundle_of(frame, prefix).and_then(|(frames, total)| {
             // The unit's share of its bundle's time: its cost over the bundle's, the
             // draw's weights below n = 26 (`draw_weights`), where bundles are.
-            let share = self.costs[unit.id as usize] as f64 / total;
-            quadrant::sample::time_in_bundle(ctx, frames, frame, prefix, share, rng, &mut scratch)
+            let whole = quadrant::sample::is_short(self.model_seconds(total));
+            quadrant::sample::time_in_bundle(
+                ctx,
+                frames,
+                frame,
+                prefix,
+                cost / total,
+                whole,
+                rng,
+                &mut scratch,
+            )
         });
         let timed = in_bundle.unwrap_or_else(|| {
-            quadrant::sample::time_unit(ctx, frame, prefix, self.budget, rng, &mut scratch)
+            let whole = quadrant::sample::is_short(self.model_seconds(cost));
+            quadrant::sample::time_unit(ctx, frame, prefix, self.budget, whole, rng, &mut scratch)
         });
         self.scratches.put(scratch);
         timed
     }
 
     /// The frames of the bundle of unit (`frame`, `prefix`) and their costs summed, where
-    /// a count runs it with other units.
+    /// a count runs it with others and they share their group's list (from
+    /// `quadrant::SHARED_FROM` frames; fewer are counted unit by unit).
     fn bundle_of(&self, frame: u16, prefix: u32) -> Option<(&[u16], f64)> {
         let b = self.bundles.as_ref()?;
         let (frames, total) = b.of.get(&(b.group_of[frame as usize], prefix))?;
-        (frames.len() > 1 && *total > 0.0).then_some((frames.as_slice(), *total))
+        (frames.len() >= quadrant::SHARED_FROM && *total > 0.0)
+            .then_some((frames.as_slice(), *total))
+    }
+
+    /// Seconds of one thread that work of estimated `cost` takes by the time model: the
+    /// plan's share of `quadrant::model::cpu_seconds` (a choice made before timing, see
+    /// `quadrant::sample::is_short`).
+    fn model_seconds(&self, cost: f64) -> f64 {
+        self.plan_seconds * cost / self.total_cost.max(f64::MIN_POSITIVE)
     }
 }
 

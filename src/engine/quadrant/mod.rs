@@ -549,6 +549,7 @@ use super::Isa;
 use super::{Config, Error};
 
 pub use frame::{sets, Frame, Rule};
+pub(crate) use set::SHARED_FROM;
 pub use set::{Scratch, ScratchPool, SetResult, LIST_BUDGET};
 
 /// Smallest board the engine accepts (smaller boards are instant by backtracking).

@@ -17,12 +17,14 @@ use crate::engine::rng::SplitMix64 as Rng;
 use crate::engine::sample::Work;
 
 /// Estimated time of one unit, seconds of one thread (see the module doc), and where it went;
-/// its sets are cut into parts of at most `lists` bytes, its joins timed within `budget`.
+/// its sets are cut into parts of at most `lists` bytes, its joins timed within `budget`;
+/// `whole`: the unit is short and timed whole ([`is_short`]).
 pub(crate) fn time_unit(
     ctx: &Context,
     frame: u16,
     prefix: u32,
     budget: f64,
+    whole: bool,
     rng: &mut Rng,
     scratch: &mut Scratch,
 ) -> (f64, Work) {
@@ -33,12 +35,13 @@ pub(crate) fn time_unit(
     let parts = f.parts_with(proxy, e, lists);
     let work = time_set(f, e, table, parts, budget, rng, scratch).scaled(total / y, 1.0);
     let scaled = work.secs();
-    if scaled >= WHOLE_BELOW {
+    if !whole {
         return (scaled, work);
     }
-    // A short unit is timed whole instead, its sets in order as a count runs them: a set
-    // of a few microseconds timed alone measures mostly the clock and the cache. Its
-    // phases keep the sampled set's shares; its pairs and solutions are the unit's own.
+    // A short unit (`whole`, by the time model: see [`is_short`]) is timed whole instead,
+    // its sets in order as a count runs them: a set of a few microseconds timed alone
+    // measures mostly the clock and the cache. Its phases keep the sampled set's shares;
+    // its pairs and solutions are the unit's own.
     let clock = Instant::now();
     let mut done = SetResult::default();
     for &(e, _) in &sets {
@@ -70,12 +73,14 @@ pub(crate) fn time_unit(
 /// E of the unit is drawn as [`time_unit`] draws it (the bundle's units have the same sets)
 /// and all the bundle's frames count it together, their joins whole (a set of n = 25
 /// takes about 20 ms a frame on a Zen 3 core).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn time_in_bundle(
     ctx: &Context,
     bundle: &[u16],
     frame: u16,
     prefix: u32,
     share: f64,
+    whole: bool,
     rng: &mut Rng,
     scratch: &mut Scratch,
 ) -> Option<(f64, Work)> {
@@ -99,10 +104,10 @@ pub(crate) fn time_in_bundle(
     }
     .scaled(total / y, 1.0);
     let scaled = work.secs();
-    if scaled >= WHOLE_BELOW {
+    if !whole {
         return Some((scaled * share, work.scaled(share, 1.0)));
     }
-    // A short bundle is timed whole, as a short unit is (see [`time_unit`]).
+    // A short bundle (`whole`) is timed whole, as a short unit is (see [`time_unit`]).
     let clock = Instant::now();
     let done = ctx.run_bundle(bundle, prefix, scratch, &crate::engine::NEVER)?;
     let secs = clock.elapsed().as_secs_f64();
@@ -145,8 +150,23 @@ fn draw_set(
     Some((sets, total, drawn))
 }
 
-/// Units projected shorter than this (seconds) are timed whole (see [`time_unit`]).
+/// Units (or bundles) shorter than this by the time model (seconds) are timed whole (see
+/// [`time_unit`]).
 const WHOLE_BELOW: f64 = 0.05;
+
+/// Whether work of `model_seconds` by the time model (`model::cpu_seconds` times its share
+/// of the plan's cost) is timed whole rather than on one of its sets.
+///
+/// Why by the model and not by the sampled set's projection, as before 2026-12-07: a
+/// choice made on the very time it then returns or discards biases the estimate upward
+/// (work whose sampled projection happened to fall short is timed whole, so its short
+/// draws are replaced and its long ones kept). A choice fixed before any timing keeps the
+/// projection unbiased. Worked numbers (`estimate 21`): a unit of n = 21 is about 4 ms by
+/// the model and is timed whole; a bundle of nine of its units, about 40 ms, too; a unit
+/// of n = 23, 0.1 s, is timed on one set.
+pub(crate) fn is_short(model_seconds: f64) -> bool {
+    model_seconds < WHOLE_BELOW
+}
 
 /// Runs the smallest set of quadrant unit (`frame`, `prefix`; the plan's cheapest) untimed, so that a worker's
 /// buffers have grown and its code is warm before it times anything (a count pays that
