@@ -528,6 +528,34 @@
 //! Cutting the east list into its two classes would instead halve it, and a halved list
 //! gives its pieces about one shared key bit fewer. So the symmetry a join can use is
 //! only worth what its key can prune.
+//!
+//! Nor *the south rule* (2026-12-07 evening, AMD EPYC Zen 3, test `south_rule_sampled`;
+//! exact, test `the_south_rule_counts_the_known_values`). Fact 2 may keep either part of
+//! each long diagonal empty; the plan empties both east parts, so the east list shrinks to
+//! 27% and the west list stays whole: the lists are unbalanced, which the doc above blames
+//! for half of the even boards' time. Emptying both *south* parts instead (SE of the main
+//! diagonal, SW of the anti-diagonal) cuts each list to about half, and the east–west
+//! mirror (E to its complement) then keeps the rule, so it serves as fact 1 (E below its
+//! complement, doubled; no set is its own complement) and the north–south mirror as fact
+//! 3. The price: a pair weighs 2 · (z, 2, 2, 4) by (east on the anti-diagonal, west on
+//! the main), which is no product of an east and a west weight, so the east mask takes
+//! the free main-diagonal bit where it is off the anti-diagonal, and each west pattern on
+//! the main diagonal (and, where z is 1, each off it) goes in twice, once with that bit.
+//! In list products that is about 0.30 of the unconstrained lists' against the plan's
+//! 0.23 (east 0.27 × west 1.0 or 0.73 by z), and balance did not win it back. Uniform
+//! draws of E, both rules on the same sets with the table, one thread:
+//!
+//! | n | sets drawn | pairs tested a solution (plan / plan unswapped / south) | CPU a solution |
+//! |---|---|---|---|
+//! | 20 | 1,500 | 103 / 103 / 130 | 3.14 / 3.12 / 3.54 ns |
+//! | 22 | 1,500 | 62 / 114 / 134 | 1.68 / 2.06 / 2.35 ns |
+//! | 24 | 300 | 66 / 67 / 97 | 1.10 / 1.12 / 1.53 ns |
+//!
+//! The south rule makes 13-19% fewer patterns a solution (the halves and the sort) but,
+//! joined unswapped, tests 18-45% more pairs than the plan's rule joined the same way (and
+//! 26-116% more than the plan's count, which swaps n = 22's sets, `Swap`). With the four choices of
+//! fact 2 (the empty parts both east, both west, both south or both north), the plan's is
+//! the best: east and west, and north and south, are mirror images of each other.
 
 mod frame;
 pub mod half;
