@@ -132,7 +132,7 @@ use crate::engine::cost;
 use crate::engine::exec::Prepared;
 use crate::engine::plan::Engine;
 use crate::engine::rng::SplitMix64 as Rng;
-use crate::engine::sample::{Sampler, Work};
+use crate::engine::sample::{Sampler, Timing, Work};
 use crate::engine::Config;
 
 /// Largest table the estimate builds, in bytes (h = 11: 550 MB, about 3 s).
@@ -173,7 +173,7 @@ struct Report {
     /// Upper end of its 95% interval, seconds.
     cpu_seconds_high: f64,
     /// Projected wall time on `threads` threads, seconds (CPU time / threads, or the
-    /// largest sampled unit if that is longer).
+    /// longest sampled unit, or bundle a count runs a sampled unit in, if that is longer).
     wall_seconds: f64,
     /// Threads of the wall time.
     threads: usize,
@@ -258,6 +258,9 @@ struct Timed {
     x: f64,
     /// Its estimated time, seconds of one thread.
     secs: f64,
+    /// Seconds of one thread of the batch a count runs it in (its bundle's, where it has
+    /// one: `Timing::batch_secs`).
+    batch_secs: f64,
     /// Where that time went, and what it found (quadrant units; zero for others).
     work: Work,
 }
@@ -335,7 +338,7 @@ pub fn run(a: &EstimateOptions) -> Outcome {
         cpu_seconds: cpu,
         cpu_seconds_low: ((cpu - half) * (1.0 - DRIFT)).max(0.0),
         cpu_seconds_high: (cpu + half) * (1.0 + DRIFT),
-        wall_seconds: (cpu / threads as f64).max(max),
+        wall_seconds: wall_seconds(cpu, threads, &timed),
         threads,
         unit_seconds_p50: p50,
         unit_seconds_p99: p99,
@@ -443,7 +446,7 @@ struct Schedule<'a> {
     start: Instant,
     pool: &'a rayon::ThreadPool,
     /// Times unit i of the plan (its estimated seconds, and where they went).
-    time: &'a (dyn Fn(usize, &mut Rng) -> (f64, Work) + Sync),
+    time: &'a (dyn Fn(usize, &mut Rng) -> Timing + Sync),
 }
 
 /// Times units on every thread of the pool until the next would end past the schedule's
@@ -490,11 +493,23 @@ fn time_units(s: &Schedule) -> Vec<Timed> {
             // the same seed and stratum.
             let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d ^ (j as u64) << 20);
             let clock = Instant::now();
-            let (secs, work) = (s.time)(i, &mut rng);
+            let Timing {
+                secs,
+                batch_secs,
+                work,
+            } = (s.time)(i, &mut rng);
             let took = clock.elapsed().as_secs_f64();
             let x = s.weights[i];
             let mut t = lock();
-            t.timed.push((ticket, Timed { x, secs, work }));
+            t.timed.push((
+                ticket,
+                Timed {
+                    x,
+                    secs,
+                    batch_secs,
+                    work,
+                },
+            ));
             t.busy += took;
             t.units += 1;
         }
@@ -574,6 +589,16 @@ impl Strata {
             })
             .collect()
     }
+}
+
+/// The projected wall time of a count on `threads` threads: its CPU spread over them, but
+/// no less than the longest batch seen, since a unit, or the bundle a count runs it in,
+/// takes one thread (`Timing::batch_secs`; a bundled unit's own `secs` is only its share).
+fn wall_seconds(cpu: f64, threads: usize, timed: &[Timed]) -> f64 {
+    timed
+        .iter()
+        .map(|t| t.batch_secs)
+        .fold(cpu / threads.max(1) as f64, f64::max)
 }
 
 /// Weighted quantiles of the unit times: a unit drawn with probability ∝ x stands for
@@ -675,20 +700,40 @@ mod tests {
             Timed {
                 x: 1.0,
                 secs: 1.0,
+                batch_secs: 1.0,
                 work: Work::default(),
             },
             Timed {
                 x: 1.0,
                 secs: 1.0,
+                batch_secs: 1.0,
                 work: Work::default(),
             },
             Timed {
                 x: 100.0,
                 secs: 100.0,
+                batch_secs: 100.0,
                 work: Work::default(),
             },
         ];
         let (p50, _, max) = unit_quantiles(&timed);
         assert_eq!((p50, max), (1.0, 100.0));
+    }
+
+    #[test]
+    fn the_wall_time_is_no_shorter_than_the_longest_bundle() {
+        // A unit charged 1 s of a bundle that takes 30 s on one thread: 8 s of CPU on 2
+        // threads cannot end before the bundle does.
+        let unit = |secs: f64, batch_secs: f64| Timed {
+            x: 1.0,
+            secs,
+            batch_secs,
+            work: Work::default(),
+        };
+        assert_eq!(
+            wall_seconds(8.0, 2, &[unit(1.0, 30.0), unit(2.0, 2.0)]),
+            30.0
+        );
+        assert_eq!(wall_seconds(8.0, 2, &[unit(1.0, 3.0), unit(2.0, 2.0)]), 4.0);
     }
 }

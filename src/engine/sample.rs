@@ -70,6 +70,20 @@ impl Work {
     }
 }
 
+/// One unit timed by [`Sampler::time_unit`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// The unit's estimated time, seconds of one thread: where a count runs it in a
+    /// bundle, its share of the bundle's time.
+    pub secs: f64,
+    /// Seconds of one thread of the work a count runs it in, which no second thread can
+    /// shorten: its bundle's whole time where it has one, else `secs` (the floor of a
+    /// count's wall time is the longest of these).
+    pub batch_secs: f64,
+    /// Where the time went, and what the unit found.
+    pub work: Work,
+}
+
 /// Each unit's weight in `nqueens estimate`'s draw (a unit is timed with probability
 /// proportional to it), in id order: its cost estimate `costs[id]` (the numbers shards are
 /// balanced by), except that a quadrant plan from n = 26 weighs its quadrant units by
@@ -211,12 +225,17 @@ impl<'a> Sampler<'a> {
 
     /// Estimated time of one unit, seconds of one thread, and where it went (zero figures
     /// for an engine that does not say). Safe to call from many threads at once.
-    pub fn time_unit(&self, unit: &Unit, rng: &mut Rng) -> (f64, Work) {
+    pub fn time_unit(&self, unit: &Unit, rng: &mut Rng) -> Timing {
         let UnitKind::Quadrant { frame, prefix } = unit.kind else {
             let t = Instant::now();
             // A backtracking unit runs whole.
             let _ = self.prepared.run_unit(unit, &NEVER);
-            return (t.elapsed().as_secs_f64(), Work::default());
+            let secs = t.elapsed().as_secs_f64();
+            return Timing {
+                secs,
+                batch_secs: secs,
+                work: Work::default(),
+            };
         };
         let ctx = self.prepared.context(&NEVER).expect("never stopped");
         let mut scratch = self.take_scratch();
@@ -225,20 +244,30 @@ impl<'a> Sampler<'a> {
             // The unit's share of its bundle's time: its cost over the bundle's, the
             // draw's weights below n = 26 (`draw_weights`), where bundles are.
             let whole = quadrant::sample::is_short(self.model_seconds(total));
-            quadrant::sample::time_in_bundle(
-                ctx,
-                frames,
-                frame,
-                prefix,
-                cost / total,
-                whole,
-                rng,
-                &mut scratch,
-            )
+            let share = cost / total;
+            quadrant::sample::time_in_bundle(ctx, frames, frame, prefix, whole, rng, &mut scratch)
+                .map(|(secs, work)| Timing {
+                    secs: secs * share,
+                    batch_secs: secs,
+                    work: work.scaled(share, 1.0),
+                })
         });
         let timed = in_bundle.unwrap_or_else(|| {
             let whole = quadrant::sample::is_short(self.model_seconds(cost));
-            quadrant::sample::time_unit(ctx, frame, prefix, self.budget, whole, rng, &mut scratch)
+            let (secs, work) = quadrant::sample::time_unit(
+                ctx,
+                frame,
+                prefix,
+                self.budget,
+                whole,
+                rng,
+                &mut scratch,
+            );
+            Timing {
+                secs,
+                batch_secs: secs,
+                work,
+            }
         });
         self.scratches.put(scratch);
         timed
@@ -303,7 +332,7 @@ mod tests {
             let (mut solutions, mut shared) = (0.0, 0);
             for u in plan.units() {
                 if matches!(u.kind, UnitKind::Quadrant { .. }) {
-                    let charged = sampler.time_unit(u, &mut rng).1.solutions;
+                    let charged = sampler.time_unit(u, &mut rng).work.solutions;
                     let own = prepared.run_unit(u, &NEVER).unwrap().solutions;
                     shared += usize::from((charged - own as f64).abs() > 0.5);
                     solutions += charged;

@@ -57,15 +57,15 @@ pub(crate) fn time_unit(
     (secs, work)
 }
 
-/// Estimated time of unit (`frame`, `prefix`) where a count runs it in its bundle, the
-/// units of `bundle` (frames of one group, ascending, `frame` among them) and `prefix`
-/// counted together (`set::run_bundle`: the group's list searched and sorted once for
-/// them all), seconds of one thread, and where it went; None where the bundle's frames
+/// Estimated time of the bundle a count runs unit (`frame`, `prefix`) in, the units of
+/// `bundle` (frames of one group, ascending, `frame` among them) and `prefix` counted
+/// together (`set::run_bundle`: the group's list searched and sorted once for them all),
+/// seconds of one thread, and where it went; None where the bundle's frames
 /// would not share that list (each unit is then counted, and timed, as alone:
 /// [`time_unit`]).
 ///
-/// A bundle's time is not a sum of its units' times, so the unit is charged `share` of
-/// it: its weight in the estimator's draw over the bundle's. That keeps the estimate
+/// A bundle's time is not a sum of its units' times, so the caller (`Sampler::time_unit`)
+/// charges the unit a share of it: its weight in the estimator's draw over the bundle's. That keeps the estimate
 /// unbiased: a unit u of bundle B is drawn with probability x_u / X and charged
 /// T_B · x_u / X_B, so its ratio t/x is T_B / X_B and the projection X · E[t/x] sums
 /// Σ_B X_B/X · X · T_B/X_B = Σ_B T_B, the bundles' time, whatever the shares within a
@@ -79,7 +79,6 @@ pub(crate) fn time_in_bundle(
     bundle: &[u16],
     frame: u16,
     prefix: u32,
-    share: f64,
     whole: bool,
     rng: &mut Rng,
     scratch: &mut Scratch,
@@ -105,7 +104,7 @@ pub(crate) fn time_in_bundle(
     .scaled(total / y, 1.0);
     let scaled = work.secs();
     if !whole {
-        return Some((scaled * share, work.scaled(share, 1.0)));
+        return Some((scaled, work));
     }
     // A short bundle (`whole`) is timed whole, as a short unit is (see [`time_unit`]).
     let clock = Instant::now();
@@ -119,7 +118,7 @@ pub(crate) fn time_in_bundle(
         sets: (bundle.len() * sets.len()) as f64,
         ..work.scaled(1.0, secs / scaled.max(f64::MIN_POSITIVE))
     };
-    Some((secs * share, work.scaled(share, 1.0)))
+    Some((secs, work))
 }
 
 /// The counted sets of unit (`frame`, `prefix`) with their draw weights
