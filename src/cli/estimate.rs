@@ -258,8 +258,8 @@ struct Timed {
     x: f64,
     /// Its estimated time, seconds of one thread.
     secs: f64,
-    /// Seconds of one thread of the batch a count runs it in (its bundle's, where it has
-    /// one: `Timing::batch_secs`).
+    /// Seconds of one thread of the bundle a count runs it in, where it was timed as one
+    /// (`Timing::batch_secs`), else `secs`.
     batch_secs: f64,
     /// Where that time went, and what it found (quadrant units; zero for others).
     work: Work,

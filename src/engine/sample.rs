@@ -76,9 +76,10 @@ pub struct Timing {
     /// The unit's estimated time, seconds of one thread: where a count runs it in a
     /// bundle, its share of the bundle's time.
     pub secs: f64,
-    /// Seconds of one thread of the work a count runs it in, which no second thread can
-    /// shorten: its bundle's whole time where it has one, else `secs` (the floor of a
-    /// count's wall time is the longest of these).
+    /// Seconds of one thread that a count spends, unsplit, on the bundle it counts the
+    /// unit in: the bundle's whole time where it was timed as a bundle, else `secs`. A
+    /// lower bound of a count's wall time is the longest of these (a runner's batch may
+    /// hold more than one bundle, and a unit timed alone may still run in one).
     pub batch_secs: f64,
     /// Where the time went, and what the unit found.
     pub work: Work,

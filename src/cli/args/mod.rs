@@ -380,7 +380,7 @@ pub struct EstimateArgs {
     pub threads: Option<usize>,
     /// Seconds of one thread each sampled set's join may take; longer joins are timed on
     /// a share of their pieces. A unit a count runs with others of its frame group (odd N
-    /// up to 25) is timed with them, its joins whole. Default: 1.
+    /// up to 25) is timed with them where they share its lists, its joins whole. Default: 1.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_budget, allow_hyphen_values = true)]
     pub budget: f64,
     /// Print one JSON object instead of text.

@@ -60,20 +60,18 @@ pub(crate) fn time_unit(
 /// Estimated time of the bundle a count runs unit (`frame`, `prefix`) in, the units of
 /// `bundle` (frames of one group, ascending, `frame` among them) and `prefix` counted
 /// together (`set::run_bundle`: the group's list searched and sorted once for them all),
-/// seconds of one thread, and where it went; None where the bundle's frames
-/// would not share that list (each unit is then counted, and timed, as alone:
-/// [`time_unit`]).
+/// seconds of one thread, and where it went; None where the bundle's frames would not
+/// share that list (each unit is then counted, and timed, as alone: [`time_unit`]).
 ///
-/// A bundle's time is not a sum of its units' times, so the caller (`Sampler::time_unit`)
-/// charges the unit a share of it: its weight in the estimator's draw over the bundle's. That keeps the estimate
-/// unbiased: a unit u of bundle B is drawn with probability x_u / X and charged
+/// A bundle's time is not a sum of its units' times, so the caller
+/// (`Sampler::time_unit`) charges the unit a share of it: its weight in the estimator's
+/// draw over the bundle's. That keeps the estimate unbiased: a unit u of bundle B is drawn with probability x_u / X and charged
 /// T_B · x_u / X_B, so its ratio t/x is T_B / X_B and the projection X · E[t/x] sums
 /// Σ_B X_B/X · X · T_B/X_B = Σ_B T_B, the bundles' time, whatever the shares within a
 /// bundle (shares by weight make the ratio the same for a bundle's units). Inside, one set
 /// E of the unit is drawn as [`time_unit`] draws it (the bundle's units have the same sets)
 /// and all the bundle's frames count it together, their joins whole (a set of n = 25
 /// takes about 20 ms a frame on a Zen 3 core).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn time_in_bundle(
     ctx: &Context,
     bundle: &[u16],

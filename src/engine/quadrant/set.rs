@@ -1080,7 +1080,7 @@ mod tests {
     /// the solutions off both long diagonals. A pair's weight is then 2 · (z, 2, 2, 4) by
     /// (east on the anti-diagonal, west on the main), not a product: the east mask takes
     /// the (free) main-diagonal bit when it is off the anti-diagonal, and a west mask
-    /// with that bit meets only the east masks on the anti-diagonal.
+    /// with that bit pairs only with the east masks on the anti-diagonal.
     fn south_set(
         f: &Frame,
         e: u32,
