@@ -484,6 +484,31 @@
 //! with two middle-column queens was 2x slower at n = 24 for the same reason: pre-placed
 //! queens away from the middle block few shared diagonals, while multiplying the sets.
 //!
+//! Long frames again where their sets are long (2026-12-07 night, AMD EPYC Zen 3, test
+//! `long_frames_by_ratio`: sets drawn uniformly from each scheme, one thread, no table for
+//! either, every figure a solution by the sample's own solutions, so n = 28 needs no known
+//! total). The reason for trying: the plan's n = 28 sets hold 3.3e7 east and 1.5e8 west
+//! patterns, far past the n = 27 lists (4e6) that make n = 27 cheap, so a scheme with 40x
+//! more, 6x shorter sets might lose nothing there. It loses less, but loses:
+//!
+//! | n | sets drawn (long / plan) | pairs tested a solution (long / plan) | patterns a solution | CPU a solution |
+//! |---|---|---|---|---|
+//! | 24 | 2,000 / 300 | 93.8 / 77.3 | 0.069 / 0.014 | 3.02 / 1.23 ns |
+//! | 26 | 600 / 40 | 91.4 / 109.0 | 0.025 / 0.0057 | 1.88 / 1.35 ns |
+//! | 28 | 80 / — | 107.5 / 88 (`estimate 28`) | 0.0080 / — | 1.85 / 0.99 ns (`estimate 28`, 2 threads) |
+//!
+//! (n = 28's plan sets take about 150 s each, too long to draw here; its figures are the
+//! estimate's of this machine, whose path ran n = 24 and 26 at 1.34 and 1.14 ns, within
+//! 20% of this test's. The long sample's solutions come to 2.66e18, near Q(28)'s 2.6e18
+//! by the estimate.) At n = 26 the long frames test fewer pairs a solution, but make
+//! 4.4 times the patterns, and at n = 28 both are worse. Nor can they win by symmetry:
+//! a placement with one long-diagonal queen, (i, i) say, is fixed by the reflection in
+//! that diagonal, so its orbit has 4 placements, not 8, and each of its solutions is
+//! counted in 2 of its 8 images, as the plan counts it (fact 2); the empty placement is
+//! counted in 2 of 8 (fact 1 and 3), the two-queen ones in 1 of 8 as the plan's weight 4
+//! does. Whatever they gain is pruning by the pre-placed queens' diagonals, and it is
+//! less than the shorter lists lose at every n measured.
+//!
 //! Nor frames from the border queens (`Frame::all_border`, exact; test
 //! `border_frames_sampled`, 2026-12-05, Intel Xeon model 167, one thread, no table for
 //! either, 3,000-4,000 sampled sets a scheme): the queens of the first and last rows and

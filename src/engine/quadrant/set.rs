@@ -1285,6 +1285,27 @@ mod tests {
         }
     }
 
+    /// Long-diagonal frames at boards without a known total (EXP_N up to 28): EXP_K sets
+    /// drawn uniformly from them (and from the plan's with EXP_PLAN=K2), each figure a
+    /// solution by the sample's own solutions, so no known total is needed.
+    #[test]
+    #[ignore]
+    fn long_frames_by_ratio() {
+        let n: u32 = std::env::var("EXP_N").unwrap().parse().unwrap();
+        let k: usize = std::env::var("EXP_K").unwrap().parse().unwrap();
+        let plan_k: usize = std::env::var("EXP_PLAN").map_or(0, |v| v.parse().unwrap());
+        let long = Frame::all_long(n);
+        let mut runs = vec![("long", sampled_uniform(&long, k, 7), long.len())];
+        if plan_k > 0 {
+            runs.push(("plan", sampled_uniform(&Frame::all(n), plan_k, 7), 1));
+        }
+        for (name, r, frames) in runs {
+            let (tested, sols, secs, pats, sets) = r;
+            println!("n={n} {name}: frames {frames} sets {sets:.3e} solutions {sols:.4e} tested/sol {:.1} patterns/sol {:.5} ns/sol {:.3}",
+                tested / sols, pats / sols, secs * 1e9 / sols);
+        }
+    }
+
     /// [`sampled`] for schemes with too many sets to list: `samples` sets drawn uniformly
     /// from all of them (a frame by its share of the sets, then a random E of it).
     fn sampled_uniform(frames: &[Frame], samples: usize, seed: u64) -> (f64, f64, f64, f64, f64) {

@@ -545,6 +545,15 @@ fn with_invalid<const M: usize>(
 /// and 0.939 of the CPU, `count 24 --shard 473/20000` 0.988, 1.012, 0.985, 0.974, `count
 /// 22 --shard 77/200` 0.930, 0.944, 1.045, 0.993; n = 23 (median 1.007 of 6) and the n =
 /// 28 unit of `Packed`'s doc (0.974, 1.015) unchanged.
+///
+/// What any cheaper popcount could still win (a carry-save or Harley-Seal sum of the
+/// clashes, say), bounded by leaving it out: a build whose loops add each clash's bytes
+/// unchanged (no lookups, so its counts are wrong) against this one (AMD EPYC Zen 3,
+/// 2026-12-07, both at once, one per core, cores swapped, `-t 1`): `count 24 --shard
+/// 473/20000` 0.872, 0.966, 0.965 of the CPU, `count 22 --shard 77/200` 0.948, 0.971,
+/// 0.952. So the lookups take 3.5-5% of a count; the loop waits on its table loads (a
+/// group's tables pass this core's L1), and a popcount of half the instructions would
+/// win about 2%. Not built.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Zeros {
