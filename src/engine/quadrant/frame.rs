@@ -108,8 +108,8 @@ impl Frame {
     /// n = 4..18 with it), but slower: at n = 20, 22 and 24 it tests 24%, 14% and 44% more
     /// pairs per solution and takes 2.5-3x the time (many more, much smaller sets: 1.4e7
     /// instead of 3.5e5 at n = 22), so the plan does not use it. At n = 26 and 28, where the
-    /// plan's sets are long, it still takes 1.4 and about 1.9 times the CPU a solution
-    /// (`long_frames_by_ratio`; the quadrant module doc).
+    /// plan's sets are long, it still takes about 1.4 and 1.6-2.0 times the CPU a solution
+    /// (`long_frames_by_ratio`, another build and machine; the quadrant module doc).
     #[cfg(test)]
     pub fn all_long(n: u32) -> Vec<Frame> {
         let n = n as usize;

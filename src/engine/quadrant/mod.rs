@@ -487,27 +487,37 @@
 //! Long frames again where their sets are long (2026-12-07 night, AMD EPYC Zen 3, test
 //! `long_frames_by_ratio`: sets drawn uniformly from each scheme, one thread, no table for
 //! either, every figure a solution by the sample's own solutions, so n = 28 needs no known
-//! total). The reason for trying: the plan's n = 28 sets hold 3.3e7 east and 1.5e8 west
-//! patterns, far past the n = 27 lists (4e6) that make n = 27 cheap, so a scheme with 40x
-//! more, 6x shorter sets might lose nothing there. It loses less, but loses:
+//! total). The reason for trying: the plan's n = 28 sets hold 3.5e7-3.8e7 east and
+//! 1.2e8-1.3e8 west patterns (the Xeon table above), about 9 and 30 times n = 27's east list
+//! (4e6), the longer of its two, so a scheme with more, shorter sets might lose nothing
+//! there. At n = 28 the long frames have 1.27e9 sets against the plan's 4.0e7 (1.9e7 of
+//! them counted) and about 1.7e7 patterns a set against 1.6e8. They lose less at n = 26
+//! and 28 than at n = 24, but lose:
 //!
 //! | n | sets drawn (long / plan) | pairs tested a solution (long / plan) | patterns a solution | CPU a solution |
 //! |---|---|---|---|---|
 //! | 24 | 2,000 / 300 | 93.8 / 77.3 | 0.069 / 0.014 | 3.02 / 1.23 ns |
-//! | 26 | 600 / 40 | 91.4 / 109.0 | 0.025 / 0.0057 | 1.88 / 1.35 ns |
-//! | 28 | 80 / — | 107.5 / 88 (`estimate 28`) | 0.0080 / — | 1.85 / 0.99 ns (`estimate 28`, 2 threads) |
+//! | 26 | 600 / 40 | 91.4 / 109.0 (84 by `estimate 26`) | 0.025 / 0.0057 | 1.88 / 1.35 ns |
+//! | 28 | 80 / — | 107.5 / 88 (`estimate 28`, c59adef) | 0.0080 / about 0.0011 | 1.85 / 0.99 ns (`estimate 28 -t 2`, 9338743) |
 //!
 //! (n = 28's plan sets take about 150 s each, too long to draw here; its figures are the
-//! estimate's of this machine, whose path ran n = 24 and 26 at 1.34 and 1.14 ns, within
-//! 20% of this test's. The long sample's solutions come to 2.66e18, near Q(28)'s 2.6e18
-//! by the estimate.) At n = 26 the long frames test fewer pairs a solution, but make
-//! 4.4 times the patterns, and at n = 28 both are worse. Nor can they win by symmetry:
-//! a placement with one long-diagonal queen, (i, i) say, is fixed by the reflection in
-//! that diagonal, so its orbit has 4 placements, not 8, and each of its solutions is
-//! counted in 2 of its 8 images, as the plan counts it (fact 2); the empty placement is
-//! counted in 2 of 8 (fact 1 and 3), the two-queen ones in 1 of 8 as the plan's weight 4
-//! does. Whatever they gain is pruning by the pre-placed queens' diagonals, and it is
-//! less than the shorter lists lose at every n measured.
+//! estimates of this machine above: the pairs from the table of c59adef, the CPU from
+//! 9338743, whose west loop changed how a pair is tested, not which; the patterns from the
+//! Xeon table's list lengths. The estimate's path ran n = 24 and 26 at 1.34 and 1.14 ns,
+//! 9% above and 16% below this test's, so n = 28's ratio is about 1.6-2.0. The long
+//! sample's solutions come to 2.66e18, within the estimate's Q(28) of 2.65e18-2.68e18.
+//! The plan's 40 sets at n = 26 are few: their solutions come 4.9% below Q(26), and their
+//! 109 pairs a solution against the estimate's 84 suggest the long frames test about 9%
+//! more, not fewer; either way they make 4.4 times the patterns. At n = 24 this sample
+//! gives 21% more pairs, where the earlier measurement gave 44%: another build, machine
+//! and sample.) They gain no symmetry over the plan: a placement with one long-diagonal
+//! queen, (i, i) say, is fixed by the reflection in that diagonal, so its orbit has 4
+//! placements, not 8, and each of its solutions is counted in 2 of its 8 images, as the
+//! plan counts it (facts 1 and 2); the empty placement is counted in 2 of 8 (the plan:
+//! facts 1 and 3), the two-queen ones in 1 of 8 (the plan: fact 1 and the weight 4). Both
+//! leave the same transpose unused (see the transpose below). Whatever the long frames gain
+//! is pruning by the pre-placed queens' diagonals, and at every n measured it is less than
+//! the shorter lists lose.
 //!
 //! Nor frames from the border queens (`Frame::all_border`, exact; test
 //! `border_frames_sampled`, 2026-12-05, Intel Xeon model 167, one thread, no table for

@@ -1285,7 +1285,7 @@ mod tests {
         }
     }
 
-    /// Long-diagonal frames at boards without a known total (EXP_N up to 28): EXP_K sets
+    /// Long-diagonal frames at boards without a known total (even EXP_N up to 28): EXP_K sets
     /// drawn uniformly from them (and from the plan's with EXP_PLAN=K2), each figure a
     /// solution by the sample's own solutions, so no known total is needed.
     #[test]
@@ -1294,6 +1294,10 @@ mod tests {
         let n: u32 = std::env::var("EXP_N").unwrap().parse().unwrap();
         let k: usize = std::env::var("EXP_K").unwrap().parse().unwrap();
         let plan_k: usize = std::env::var("EXP_PLAN").map_or(0, |v| v.parse().unwrap());
+        assert!(
+            n.is_multiple_of(2),
+            "long-diagonal frames are for even boards, not {n}"
+        );
         let long = Frame::all_long(n);
         let mut runs = vec![("long", sampled_uniform(&long, k, 7), long.len())];
         if plan_k > 0 {

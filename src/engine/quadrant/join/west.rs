@@ -551,9 +551,10 @@ fn with_invalid<const M: usize>(
 /// unchanged (no lookups, so its counts are wrong) against this one (AMD EPYC Zen 3,
 /// 2026-12-07, both at once, one per core, cores swapped, `-t 1`): `count 24 --shard
 /// 473/20000` 0.872, 0.966, 0.965 of the CPU, `count 22 --shard 77/200` 0.948, 0.971,
-/// 0.952. So the lookups take 3.5-5% of a count; the loop waits on its table loads (a
-/// group's tables pass this core's L1), and a popcount of half the instructions would
-/// win about 2%. Not built.
+/// 0.952. So the lookups take 3.5-5% of a count by the medians (the first n = 24 pair
+/// gave 12.8%); the rest of the loop is its chunk-table ([`ChunkTable`]) loads and ORs,
+/// which such a sum keeps, and a popcount of half the instructions would win at most that,
+/// perhaps half of it (not measured). Not built.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Zeros {
