@@ -478,6 +478,50 @@
 //! (30 masks each), and with keys sized for it the shard measured -12% to +5% (noise). Not
 //! kept; a join whose cost follows its bucket visits as well as its pairs is the lead.
 //!
+//! Where even boards' extra pairs come from (2026-12-07 night, test `density_and_pruning`:
+//! every counted set of n, each list as made, no set swapped, every west pattern of nonzero
+//! weight counted once). Odd frames test 2x fewer pairs a pair found than even sets (above,
+//! "Why n = 27 is cheap"). Split that into the lists' *density*, U / P (the disjoint pairs
+//! found over all east × west pairs, which no join changes), and what the join's key
+//! leaves to test, T / P (T / U is their ratio):
+//!
+//! | n | east / west patterns a set | density U / P | tested T / P | tested a pair found |
+//! |---|---|---|---|---|
+//! | 16 | 325 / 1,093 | 1.33e-3 | 1.00 | 752 |
+//! | 17 | 329 / 86 | 2.67e-3 | 1.00 | 373 |
+//! | 18 | 1,791 / 6,008 | 5.33e-4 | 0.422 | 793 |
+//! | 19 | 1,795 / 408 | 1.13e-3 | 0.428 | 381 |
+//! | 20 | 10,970 / 36,790 | 2.24e-4 | 0.141 | 631 |
+//!
+//! At n = 16 and 17, and 18 and 19, the east lists are as long and the key leaves the same
+//! share (all pairs below n = 18: the keys prune nothing there), so the whole 2x is
+//! density. Split by the west patterns' class (joined class by class, same command):
+//!
+//! | n | west on | share of the west list | density | share of pairs found | share of pairs tested | tested a pair found |
+//! |---|---|---|---|---|---|---|
+//! | 18 | no long diagonal | 0.207 | 1.50e-4 | 0.044 | 0.191 | 3,461 |
+//! | 18 | one | 0.557 | 4.19e-4 | 0.461 | 0.559 | 965 |
+//! | 18 | both | 0.237 | 1.02e-3 | 0.495 | 0.250 | 402 |
+//! | 20 | no long diagonal | 0.207 | 6.42e-5 | 0.045 | 0.154 | 2,190 |
+//! | 20 | one | 0.555 | 1.74e-4 | 0.455 | 0.570 | 792 |
+//! | 20 | both | 0.238 | 4.32e-4 | 0.501 | 0.276 | 348 |
+//!
+//! A west pattern on the long diagonals spends queens on diagonals no east pattern takes,
+//! so it clashes with fewer east patterns: the patterns on both are about as dense as an odd
+//! frame's lists. The others are not, and they are also the ones the plan counts in 2 of
+//! their 8 images (those on one long diagonal by facts 1 and 2; those on none by facts 1
+//! and 3, where z = 2 or 1) where the both-diagonal ones are counted in 1. By weight (4,
+//! 2 and at most 2 for a found pair, times fact 1's), the patterns on none are at most 3%
+//! of the solutions for 15-19% of the pairs tested, those on one about 30% for 56-57%.
+//! So the unused symmetry (the transpose, which fixes a one-diagonal queen, and the
+//! diagonal reflections for the solutions on neither) sits on the three quarters of the
+//! pairs that find the fewest solutions: counting those classes in 1 of 8 images would
+//! halve 72-75% of the tested pairs, 36-37% of the join, not the 25% a count by
+//! solutions suggests (the bound in "Nor frames from the border queens" below). The
+//! transpose tried below did it with virtual key bits, which pruned little; splitting each
+//! class's join instead (the east patterns whose south columns put the solution's
+//! transpose first, joined with that class alone) is the lead, not built.
+//!
 //! Tried for even n and not kept (test `long_frames_sampled`): frames from the queens on the
 //! two long diagonals (`Frame::all_long`, exact): 24%, 14% and 44% more pairs per
 //! solution at n = 20, 22 and 24, and 2.5-3x the time (40x more sets); the earlier attempt

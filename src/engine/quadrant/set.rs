@@ -1381,6 +1381,27 @@ mod tests {
         }
     }
 
+    /// Calls `f` with every counted set of every frame of n, its lists prepared (with the
+    /// quadrant table) in `scratch`; sets with nothing to join are skipped.
+    fn each_prepared_set(
+        n: u32,
+        table: &QuadrantTable,
+        scratch: &mut Scratch,
+        mut f: impl FnMut(&Frame, &mut Scratch),
+    ) {
+        for frame in Frame::all(n) {
+            for e in sets(frame.rows.len() as u32, frame.east_queens()) {
+                if frame.weight(e).0 == 0 {
+                    continue;
+                }
+                frame.prepare_set(e, Some(table), scratch);
+                if !scratch.east.is_empty() {
+                    f(&frame, scratch);
+                }
+            }
+        }
+    }
+
     #[test]
     #[ignore]
     fn symmetry_factor() {
@@ -1389,26 +1410,97 @@ mod tests {
             let mut scratch = Scratch::default();
             let (mut w, mut u, mut t, mut hit_w1, mut tested_w1) = (0u64, 0u64, 0u64, 0u64, 0u64);
             let _ = (&mut hit_w1, &mut tested_w1);
-            for f in Frame::all(n) {
-                for e in sets(f.rows.len() as u32, f.east_queens()) {
-                    if f.weight(e).0 == 0 {
-                        continue;
-                    }
-                    f.prepare_set(e, Some(&table), &mut scratch);
-                    if scratch.east.is_empty() {
-                        continue;
-                    }
-                    let j = f.join_prepared(&mut scratch, join::Sample::ALL);
-                    w += j.pairs;
-                    t += j.tested;
-                    for x in scratch.west.iter_mut() {
-                        x.1 = 1;
-                    }
-                    u += f.join_prepared(&mut scratch, join::Sample::ALL).pairs;
+            each_prepared_set(n, &table, &mut scratch, |f, scratch| {
+                let j = f.join_prepared(scratch, join::Sample::ALL);
+                w += j.pairs;
+                t += j.tested;
+                for x in scratch.west.iter_mut() {
+                    x.1 = 1;
                 }
-            }
+                u += f.join_prepared(scratch, join::Sample::ALL).pairs;
+            });
             let q = known::lookup(n).unwrap().total;
             println!("n={n} weighted {w} (Q {q}) unweighted {u} factor {:.3} tested/found {:.2} tested/sol {:.2}", w as f64 / u as f64, t as f64 / u as f64, t as f64 / q as f64);
+        }
+    }
+
+    /// Where even boards' extra pairs come from: over every counted set of n = EXP_N (no
+    /// lists swapped), the candidate pairs P = Σ |east| · |west| (west patterns of nonzero
+    /// weight), the disjoint pairs found U (unweighted) and the pairs tested T. U / P is the
+    /// lists' own density of compatible pairs, which no join changes; T / P is what the
+    /// join's key leaves to test; T / U, their ratio, is the pairs tested a pair found.
+    #[test]
+    #[ignore]
+    fn density_and_pruning() {
+        let n: u32 = std::env::var("EXP_N").unwrap().parse().unwrap();
+        let table = QuadrantTable::build(n / 2);
+        let mut scratch = Scratch {
+            force_swap: Some(false),
+            ..Scratch::default()
+        };
+        let (mut p, mut u, mut t, mut sets_n, mut east_n, mut west_n) =
+            (0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
+        // Per class of west pattern (on no, one or both long diagonals), each class joined
+        // alone: patterns, candidate pairs, pairs found, pairs tested.
+        let by_class = n.is_multiple_of(2);
+        let mut classes = [[0f64; 4]; 3];
+        each_prepared_set(n, &table, &mut scratch, |f, scratch| {
+            let weights = scratch.weights;
+            scratch.west.retain(|x| x.1 > 0);
+            for x in scratch.west.iter_mut() {
+                x.1 = 1;
+            }
+            let west = scratch.west.len() as f64;
+            scratch.weights = [1; 3];
+            let j = f.join_prepared(scratch, join::Sample::ALL);
+            p += scratch.east.len() as f64 * west;
+            u += j.pairs as f64;
+            t += j.tested as f64;
+            sets_n += 1.0;
+            east_n += scratch.east.len() as f64;
+            west_n += west;
+            if by_class {
+                // Even boards: the west patterns by the long diagonals they take (the
+                // anti-diagonal at bit h - 1, the main one at n - 1 + h - 1), from the
+                // masks as made (the west list drops those bits).
+                let h = n / 2;
+                let long = 1u64 << (h - 1) | 1u64 << (n - 1 + h - 1);
+                let all = std::mem::take(&mut scratch.west);
+                let made: Vec<u64> = scratch.west_masks.as_slice().to_vec();
+                for (c, class) in classes.iter_mut().enumerate() {
+                    scratch.west = made
+                        .iter()
+                        .filter(|&&w| (w & long).count_ones() as usize == c)
+                        .filter(|_| weights[c] > 0)
+                        .map(|&w| (w & !long, 1))
+                        .collect();
+                    if scratch.west.is_empty() {
+                        continue;
+                    }
+                    let j = f.join_prepared(scratch, join::Sample::ALL);
+                    class[0] += scratch.west.len() as f64;
+                    class[1] += scratch.east.len() as f64 * scratch.west.len() as f64;
+                    class[2] += j.pairs as f64;
+                    class[3] += j.tested as f64;
+                }
+                scratch.west = all;
+            }
+        });
+        println!(
+            "n={n}: sets {sets_n:.3e} east/set {:.3e} west/set {:.3e} density U/P {:.3e} kept T/P {:.3e} tested/found {:.1}",
+            east_n / sets_n, west_n / sets_n, u / p, t / p, t / u
+        );
+        let found: f64 = classes.iter().map(|x| x[2]).sum();
+        let tested: f64 = classes.iter().map(|x| x[3]).sum();
+        for (c, [w, p, u, t]) in classes.iter().enumerate().filter(|x| x.1[1] > 0.0) {
+            println!(
+                "  west on {c} long diagonals: share of west {:.3} density {:.3e} share of pairs found {:.3} share of pairs tested {:.3} tested/found {:.1}",
+                w / west_n,
+                u / p,
+                u / found,
+                t / tested,
+                t / u
+            );
         }
     }
 
