@@ -491,11 +491,11 @@
 //! | 17 | 329 / 86 | 2.67e-3 | 1.00 | 373 |
 //! | 18 | 1,791 / 6,008 | 5.33e-4 | 0.422 | 793 |
 //! | 19 | 1,795 / 408 | 1.13e-3 | 0.428 | 381 |
-//! | 20 | 10,970 / 36,790 | 2.24e-4 | 0.141 | 631 |
+//! | 20 | 1.097e4 / 3.679e4 | 2.24e-4 | 0.141 | 631 |
 //!
 //! At n = 16 and 17, and 18 and 19, the east lists are as long and the key leaves the same
-//! share (all pairs below n = 18: the keys prune nothing there), so the whole 2x is
-//! density. Split by the west patterns' class (joined class by class, same command):
+//! share (below n = 18 the keys prune almost nothing: T / P at least 0.997), so the whole
+//! 2x is density. Split by the west patterns' class (joined class by class, same test):
 //!
 //! | n | west on | share of the west list | density | share of pairs found | share of pairs tested | tested a pair found |
 //! |---|---|---|---|---|---|---|
@@ -507,20 +507,26 @@
 //! | 20 | both | 0.238 | 4.32e-4 | 0.501 | 0.276 | 348 |
 //!
 //! A west pattern on the long diagonals spends queens on diagonals no east pattern takes,
-//! so it clashes with fewer east patterns: the patterns on both are about as dense as an odd
-//! frame's lists. The others are not, and they are also the ones the plan counts in 2 of
-//! their 8 images (those on one long diagonal by facts 1 and 2; those on none by facts 1
-//! and 3, where z = 2 or 1) where the both-diagonal ones are counted in 1. By weight (4,
-//! 2 and at most 2 for a found pair, times fact 1's), the patterns on none are at most 3%
-//! of the solutions for 15-19% of the pairs tested, those on one about 30% for 56-57%.
-//! So the unused symmetry (the transpose, which fixes a one-diagonal queen, and the
-//! diagonal reflections for the solutions on neither) sits on the three quarters of the
-//! pairs that find the fewest solutions: counting those classes in 1 of 8 images would
-//! halve 72-75% of the tested pairs, 36-37% of the join, not the 25% a count by
-//! solutions suggests (the bound in "Nor frames from the border queens" below). The
-//! transpose tried below did it with virtual key bits, which pruned little; splitting each
-//! class's join instead (the east patterns whose south columns put the solution's
-//! transpose first, joined with that class alone) is the lead, not built.
+//! so it clashes with fewer east patterns: the patterns on both are about as dense as an
+//! odd frame's lists. The others are not, and they are also the ones the plan counts in 2
+//! of their 8 images (those on one long diagonal by facts 1 and 2; those on none by facts
+//! 1 and 3 where z = 2, and in 4 of 8 in the few sets where z = 1) where the
+//! both-diagonal ones are counted in 1. By weight (4, 2 and at most 2 for a found pair,
+//! times fact 1's), the patterns on none are at most 3% of the solutions for 15-19% of the
+//! pairs tested, those on one about 30% for 56-57%. So the unused symmetry (the
+//! reflection in a one-diagonal queen's long diagonal, the transpose for the main one, and
+//! the diagonal reflections for the solutions on neither) sits on the three quarters of
+//! the pairs tested that find the fewest solutions. Counting those classes in 1 of 8
+//! images at equal pruning would halve 72-75% of the pairs tested (n = 16-20, no set
+//! swapped): 36-37.5% fewer, not the 25% the symmetry factor (by pairs found) suggests
+//! (the bound in "Nor frames from the border queens" below). But pruning is not equal: a
+//! join whose cut list is halved by class loses about one shared key bit (the transpose
+//! below; by `set::Swap`'s model a halved cut list tests 2^-0.415 = 0.75 of the pairs, not
+//! 0.5), which leaves about 18-19%. The transpose tried below did it with virtual key
+//! bits, which pruned little; splitting each class's join instead (the east patterns whose
+//! south columns put the solution's transpose first, joined with that class alone) is the
+//! lead, not built. It pays only as far as its halved lists keep their key bits, and from
+//! n = 22, where sets are swapped, these shares are not measured.
 //!
 //! Tried for even n and not kept (test `long_frames_sampled`): frames from the queens on the
 //! two long diagonals (`Frame::all_long`, exact): 24%, 14% and 44% more pairs per
@@ -580,7 +586,8 @@
 //! At n = 22 every border set makes 18x the patterns a solution and tests 2.7x the pairs
 //! (its short lists share few key bits). The bound on what any frame scheme can win at
 //! even n is the symmetry left unused: the even rule achieves a factor of about 6.0, the
-//! square's group 8, so at most 25% fewer pairs at the same pruning (n = 22's 1.04 ns would
+//! square's group 8, so at most 25% fewer pairs found at the same pruning (by pairs
+//! tested up to 36-37.5%: "Where even boards' extra pairs come from"; n = 22's 1.04 ns would
 //! become 0.78); the three schemes measured (middle columns, long diagonals, border) lose
 //! 2x to 30x instead, all by the same mechanism, more and smaller sets.
 //!
