@@ -1462,12 +1462,11 @@ mod tests {
             east_n += scratch.east.len() as f64;
             west_n += west;
             if by_class {
-                // Even boards: the west patterns by the long diagonals they take (the
-                // anti-diagonal at bit h - 1, the main one at n - 1 + h - 1), from the
-                // masks as made (the west list drops those bits).
-                let h = n / 2;
-                let long = 1u64 << (h - 1) | 1u64 << (n - 1 + h - 1);
-                let all = std::mem::take(&mut scratch.west);
+                // Even boards: the west patterns by the long diagonals they take, from the
+                // masks as made (the west list drops those bits; their places as in
+                // `prepare_with`). The next set makes its lists anew.
+                let anti = 1u64 << (n - 1 - f.shared_lo());
+                let long = anti | anti << f.shared_len();
                 let made: Vec<u64> = scratch.west_masks.as_slice().to_vec();
                 for (c, class) in classes.iter_mut().enumerate() {
                     scratch.west = made
@@ -1485,7 +1484,6 @@ mod tests {
                     class[2] += j.pairs as f64;
                     class[3] += j.tested as f64;
                 }
-                scratch.west = all;
             }
         });
         println!(
